@@ -1,0 +1,3 @@
+import { runCli } from "./src/cli/mod.ts";
+
+Deno.exit(await runCli(Deno.args));

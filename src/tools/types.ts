@@ -1,0 +1,78 @@
+/**
+ * The tool contract. Built-in tools are factories registered in one list
+ * (`registry.ts`); MCP tools are adapted to the same interface. Every call goes
+ * through `runner.ts`: validate, gate, run, truncate, record.
+ */
+import type { ImagePart, ToolCallPart, ToolResultPart, ToolSpec } from "../provider/types.ts";
+import type { Access, Denial } from "../permission/types.ts";
+
+/** One before/after pair of a file changed by a tool. */
+export interface FileChange {
+  path: string;
+  /** null when the file did not exist. */
+  before: string | null;
+  after: string | null;
+}
+
+export interface TodoItem {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+/**
+ * State that lives as long as the session: which files were viewed when (edits need
+ * a fresh view), todos, and the shell's directory and exports. Resume restores it.
+ */
+export interface ToolState {
+  /** Absolute path → mtime (ms) of the file when it was last viewed or written by a tool. */
+  viewed: Map<string, number>;
+  todos: TodoItem[];
+  shell: { cwd: string; env: Record<string, string> };
+}
+
+export interface ToolContext {
+  session_id: string;
+  /** Workspace root: file tools stay inside it unless the profile allows more. */
+  workspace: string;
+  state: ToolState;
+  signal: AbortSignal;
+  /** Extra environment for child processes (config `env`), never provider keys. */
+  env: Record<string, string>;
+  /** The model can take images in tool results. */
+  attachments: boolean;
+  /** Records file changes in the session's file history. */
+  recordChange(change: FileChange): void;
+  /** Notes that the state changed (so the session can persist it). */
+  stateChanged(): void;
+}
+
+export interface ToolOutput {
+  content: string;
+  is_error?: boolean;
+  images?: ImagePart[];
+}
+
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object, as offered to the model. */
+  readonly parameters: Record<string, unknown>;
+  /** Checks the model's arguments; throws ToolInputError with a message the model can act on. */
+  parse(input: unknown): unknown;
+  /** What the call would touch, for the gate. Omitted: touches nothing beyond the tool itself. */
+  access?(input: unknown, ctx: ToolContext): Access | Promise<Access>;
+  run(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
+  /** For MCP tools: where the tool comes from. */
+  readonly mcp?: { server: string; tool: string };
+}
+
+export interface ToolRunResult {
+  result: ToolResultPart;
+  denial?: Denial;
+}
+
+/** What the agent loop sees of the tools. */
+export interface ToolRunner {
+  specs(): ToolSpec[];
+  run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult>;
+}

@@ -1,0 +1,77 @@
+/**
+ * Errors that end a run. Each class names a kind of failure; the one table that
+ * turns them into exit codes is `src/cli/exit_codes.ts`. Failures the model can
+ * fix never become these: they go back to the model as tool errors.
+ */
+
+/** Base of every expected failure; anything else reaching the CLI is a bug (exit 1). */
+export class MopacError extends Error {
+  /** A short next step for the user, printed after the message. */
+  readonly hint?: string;
+  constructor(message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, { cause: options?.cause });
+    this.name = new.target.name;
+    this.hint = options?.hint;
+  }
+}
+
+/** Bad flag, missing prompt, unknown or ambiguous model or session id. */
+export class UsageError extends MopacError {}
+
+/** Invalid configuration; `where` is `file:line:col` when known. */
+export class ConfigError extends MopacError {
+  readonly where?: string;
+  constructor(message: string, options?: { where?: string; hint?: string; cause?: unknown }) {
+    super(options?.where ? `${options.where}: ${message}` : message, options);
+    this.where = options?.where;
+  }
+}
+
+/** A Deno permission this run needs was not granted. */
+export class SandboxError extends MopacError {
+  readonly flag: string;
+  constructor(message: string, flag: string, options?: { cause?: unknown }) {
+    super(message, { hint: `add ${flag} to the deno command line`, cause: options?.cause });
+    this.flag = flag;
+  }
+}
+
+/** A session is locked by another live process. */
+export class SessionBusyError extends MopacError {}
+
+/** The permission gate ended the run (`--on-deny stop|fail`). */
+export class GateError extends MopacError {}
+
+export type BudgetKind = "turns" | "tokens" | "cost" | "time";
+
+/** A limit of the run was reached before the agent finished. */
+export class BudgetError extends MopacError {
+  readonly kind: BudgetKind;
+  constructor(kind: BudgetKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+/** The model or provider failed for good, or the agent was stopped (loop guard). */
+export class AgentError extends MopacError {}
+
+/** A required MCP server failed, or tool infrastructure broke. */
+export class ToolInfraError extends MopacError {}
+
+/** The run was interrupted by a signal. */
+export class InterruptedError extends MopacError {
+  readonly signal: "SIGINT" | "SIGTERM";
+  constructor(signal: "SIGINT" | "SIGTERM") {
+    super(`interrupted by ${signal}`);
+    this.signal = signal;
+  }
+}
+
+/** Arguments from the model that do not fit a tool's schema (goes back to the model). */
+export class ToolInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolInputError";
+  }
+}
