@@ -1,0 +1,69 @@
+/** What the agent loop is given and what it returns. The loop itself does no I/O. */
+import type { Message, Provider, Usage } from "../provider/types.ts";
+import type { ToolRunner } from "../tools/types.ts";
+import type { SessionWriter } from "../session/types.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Denial } from "../permission/types.ts";
+import type { MopacError } from "../util/errors.ts";
+import type { AgentEvent } from "./events.ts";
+
+export type OnDeny = "continue" | "fail" | "stop";
+
+export interface Limits {
+  max_turns?: number;
+  max_tokens?: number;
+  max_cost?: number;
+  /** Wall-clock budget of the run in ms. */
+  timeout_ms?: number;
+}
+
+export interface LoopDeps {
+  provider: Provider;
+  tools: ToolRunner;
+  store: SessionWriter;
+  clock: Clock;
+  emit: (event: AgentEvent) => void;
+  newId: () => string;
+  /** Makes stored history API-valid before each request (session repair). */
+  repair: (messages: Message[]) => Message[];
+  /** Runs between turns (e.g. MCP tool list refresh). */
+  beforeTurn?: () => Promise<void>;
+}
+
+export interface LoopInput {
+  system: string;
+  /** Messages of the session so far, oldest first. */
+  history: Message[];
+  prompt: string;
+  limits: Limits;
+  onDeny: OnDeny;
+  signal: AbortSignal;
+}
+
+export interface RunTotals {
+  turns: number;
+  usage: Usage;
+  cost_usd: number;
+}
+
+export interface RunOutcome extends RunTotals {
+  /** The last assistant text. */
+  text: string;
+  denials: Denial[];
+  /** Set when the run did not finish cleanly; maps to the exit code. */
+  error?: MopacError;
+}
+
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0) || undefined,
+    estimated: a.estimated || b.estimated || undefined,
+  };
+}

@@ -1,0 +1,136 @@
+/** Flags of `mopac run` (DESIGN §1), parsed with node:util and checked. */
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { UsageError } from "../util/errors.ts";
+import type { OutputFormat } from "./render/renderer.ts";
+import type { OnDeny } from "../agent/types.ts";
+
+export interface RunArgs {
+  prompt: string[];
+  model?: string;
+  smallModel?: string;
+  agent?: string;
+  continue: boolean;
+  session?: string;
+  output: OutputFormat;
+  quiet: boolean;
+  verbose: boolean;
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  timeout?: string;
+  onDeny: OnDeny;
+  tools?: string[];
+  outputSchema?: string;
+  dryRun: boolean;
+  record?: string;
+  replay?: string;
+  ephemeral: boolean;
+  cwd?: string;
+  dataDir?: string;
+  config?: string;
+}
+
+export const RUN_OPTIONS = {
+  model: { type: "string", short: "m" },
+  "small-model": { type: "string" },
+  agent: { type: "string", short: "a" },
+  continue: { type: "boolean", short: "C" },
+  session: { type: "string", short: "s" },
+  "output-format": { type: "string", short: "o" },
+  quiet: { type: "boolean", short: "q" },
+  verbose: { type: "boolean", short: "v" },
+  "max-turns": { type: "string" },
+  "max-tokens": { type: "string" },
+  "max-cost": { type: "string" },
+  timeout: { type: "string" },
+  "on-deny": { type: "string" },
+  tools: { type: "string" },
+  "output-schema": { type: "string" },
+  "dry-run": { type: "boolean" },
+  record: { type: "string" },
+  replay: { type: "string" },
+  ephemeral: { type: "boolean" },
+  cwd: { type: "string" },
+  "data-dir": { type: "string" },
+  config: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** Wraps parseArgs so its TypeErrors become one-line usage errors. */
+export function parseFlags<T extends ParseArgsOptionsConfig>(
+  args: string[],
+  options: T,
+  command: string,
+) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    const msg = (err as Error).message.split(". ")[0];
+    throw new UsageError(msg, { hint: `run 'mopac ${command} --help' for the flags` });
+  }
+}
+
+export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
+  const { values: v, positionals } = parseFlags(args, RUN_OPTIONS, "run");
+  const output = (v["output-format"] ?? "text") as OutputFormat;
+  if (!["text", "json", "stream-json"].includes(output)) {
+    throw new UsageError(`unknown output format '${output}'`, {
+      hint: "use -o text, -o json or -o stream-json",
+    });
+  }
+  const onDeny = (v["on-deny"] ?? "continue") as OnDeny;
+  if (!["continue", "fail", "stop"].includes(onDeny)) {
+    throw new UsageError(`unknown --on-deny mode '${onDeny}'`, {
+      hint: "use continue, fail or stop",
+    });
+  }
+  if (v.continue && v.session !== undefined) {
+    throw new UsageError("-C and -s cannot be used together", {
+      hint: "use -C for the latest session or -s ID for a given one",
+    });
+  }
+  return {
+    help: v.help === true,
+    prompt: positionals,
+    model: v.model,
+    smallModel: v["small-model"],
+    agent: v.agent,
+    continue: v.continue === true,
+    session: v.session,
+    output,
+    quiet: v.quiet === true,
+    verbose: v.verbose === true,
+    maxTurns: positiveInt(v["max-turns"], "--max-turns"),
+    maxTokens: positiveInt(v["max-tokens"], "--max-tokens"),
+    maxCost: positiveNumber(v["max-cost"], "--max-cost"),
+    timeout: v.timeout,
+    onDeny,
+    tools: v.tools?.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+    outputSchema: v["output-schema"],
+    dryRun: v["dry-run"] === true,
+    record: v.record,
+    replay: v.replay,
+    ephemeral: v.ephemeral === true,
+    cwd: v.cwd,
+    dataDir: v["data-dir"],
+    config: v.config,
+  };
+}
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new UsageError(`${flag} needs a positive whole number, got '${value}'`);
+  }
+  return n;
+}
+
+function positiveNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`${flag} needs a positive number, got '${value}'`);
+  }
+  return n;
+}

@@ -1,0 +1,53 @@
+/** The one table from a run's ending to its exit code and result subtype (DESIGN §2, §3). */
+import type { ResultSubtype } from "../agent/events.ts";
+import {
+  AgentError,
+  BudgetError,
+  ConfigError,
+  GateError,
+  InterruptedError,
+  SandboxError,
+  SessionBusyError,
+  ToolInfraError,
+  UsageError,
+} from "../util/errors.ts";
+
+export const EXIT = {
+  ok: 0,
+  internal: 1,
+  usage: 2,
+  gate: 3,
+  budget: 4,
+  agent: 5,
+  tool: 6,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+
+export interface Ending {
+  code: number;
+  subtype: ResultSubtype;
+}
+
+export function endingOf(err: unknown): Ending {
+  if (err === undefined) return { code: EXIT.ok, subtype: "success" };
+  if (
+    err instanceof UsageError || err instanceof ConfigError || err instanceof SandboxError ||
+    err instanceof SessionBusyError
+  ) {
+    return { code: EXIT.usage, subtype: "error_agent" };
+  }
+  if (err instanceof GateError) return { code: EXIT.gate, subtype: "error_gate" };
+  if (err instanceof BudgetError) {
+    return {
+      code: EXIT.budget,
+      subtype: err.kind === "turns" ? "error_max_turns" : "error_budget",
+    };
+  }
+  if (err instanceof AgentError) return { code: EXIT.agent, subtype: "error_agent" };
+  if (err instanceof ToolInfraError) return { code: EXIT.tool, subtype: "error_tool" };
+  if (err instanceof InterruptedError) {
+    return { code: err.signal === "SIGTERM" ? EXIT.sigterm : EXIT.sigint, subtype: "cancelled" };
+  }
+  return { code: EXIT.internal, subtype: "error_agent" };
+}

@@ -1,0 +1,47 @@
+/**
+ * stdout and stderr for the CLI. Writes are synchronous so that everything is out
+ * before `Deno.exit`, also when stdout is a pipe (DESIGN §1).
+ */
+import { readEnv } from "../util/env.ts";
+
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  /** stderr is a terminal and colour is allowed. */
+  readonly color: boolean;
+}
+
+const encoder = new TextEncoder();
+
+function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): void {
+  let bytes = encoder.encode(text);
+  while (bytes.length > 0) {
+    const n = file.writeSync(bytes);
+    bytes = bytes.subarray(n);
+  }
+}
+
+export function processIo(): Io {
+  const noColor = readEnv("NO_COLOR") !== undefined;
+  return {
+    out: (t) => writeAll(Deno.stdout, t),
+    err: (t) => writeAll(Deno.stderr, t),
+    color: !noColor && Deno.stderr.isTerminal(),
+  };
+}
+
+/** An Io that collects output, for tests. */
+export function memoryIo(): Io & { stdout: string; stderr: string } {
+  const io = {
+    stdout: "",
+    stderr: "",
+    color: false,
+    out(t: string) {
+      io.stdout += t;
+    },
+    err(t: string) {
+      io.stderr += t;
+    },
+  };
+  return io;
+}

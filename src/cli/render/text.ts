@@ -1,0 +1,87 @@
+/**
+ * Text output: the assistant's text on stdout as it streams, progress on stderr.
+ * A retried response is printed only beyond what is already on the screen (DESIGN §3).
+ */
+import type { AgentEvent } from "../../agent/events.ts";
+import type { Io } from "../io.ts";
+import type { Renderer } from "./renderer.ts";
+
+interface Printed {
+  /** Text of the current attempt of this message. */
+  current: string;
+  /** What stdout already shows of this message. */
+  printed: string;
+}
+
+export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Renderer {
+  const messages = new Map<string, Printed>();
+  let lastChar = "\n";
+  let lastMessage = "";
+  const out = (t: string) => {
+    if (t === "") return;
+    io.out(t);
+    lastChar = t.at(-1)!;
+  };
+  const note = (t: string) => {
+    if (!opts.quiet) io.err(t.endsWith("\n") ? t : t + "\n");
+  };
+
+  return {
+    event(e: AgentEvent) {
+      switch (e.type) {
+        case "text": {
+          let st = messages.get(e.message_id);
+          if (!st) {
+            st = { current: "", printed: "" };
+            messages.set(e.message_id, st);
+          }
+          if (lastMessage !== e.message_id && lastChar !== "\n") out("\n");
+          lastMessage = e.message_id;
+          st.current += e.delta;
+          if (st.current.startsWith(st.printed)) {
+            out(st.current.slice(st.printed.length));
+            st.printed = st.current;
+          } else if (!st.printed.startsWith(st.current)) {
+            io.err("mopac: the retried response differs from the text already printed\n");
+            out((lastChar === "\n" ? "" : "\n") + st.current);
+            st.printed = st.current;
+          }
+          return;
+        }
+        case "retry": {
+          const st = messages.get(e.message_id);
+          if (st) st.current = "";
+          note(`mopac: retrying (attempt ${e.attempt}) in ${e.delay_ms} ms: ${e.reason}`);
+          return;
+        }
+        case "tool_call":
+          if (opts.verbose) note(`→ ${e.name} ${JSON.stringify(e.input)}`);
+          else note(`→ ${e.name}`);
+          return;
+        case "tool_result":
+          if (e.denied) note(`✗ ${e.name} denied: ${e.output}`);
+          else if (e.is_error && opts.verbose) note(`✗ ${e.name}: ${firstLine(e.output)}`);
+          return;
+        case "summarized":
+          note("mopac: context summarized");
+          return;
+        case "init":
+          if (opts.verbose) {
+            note(`mopac: session ${e.session_id}, model ${e.model}, agent ${e.agent}`);
+          }
+          return;
+        case "result":
+          if (lastChar !== "\n") out("\n");
+          if (e.is_error && e.error) io.err(`mopac: ${e.error}\n`);
+          return;
+        default:
+          return;
+      }
+    },
+  };
+}
+
+function firstLine(s: string): string {
+  const line = s.split("\n", 1)[0];
+  return line.length > 200 ? line.slice(0, 200) + "…" : line;
+}

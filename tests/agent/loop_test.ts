@@ -1,0 +1,171 @@
+import assert from "node:assert/strict";
+import { runAgent } from "../../src/agent/loop.ts";
+import type { AgentEvent } from "../../src/agent/events.ts";
+import type { LoopInput } from "../../src/agent/types.ts";
+import { AgentError, BudgetError, GateError, InterruptedError } from "../../src/util/errors.ts";
+import {
+  callStep,
+  echoRunner,
+  fakeClock,
+  idSequence,
+  memoryWriter,
+  scriptedProvider,
+  textStep,
+} from "../_support/agent_fakes.ts";
+
+function setup(steps: Parameters<typeof scriptedProvider>[0], runner = echoRunner()) {
+  const events: AgentEvent[] = [];
+  const provider = scriptedProvider(steps);
+  const store = memoryWriter();
+  const deps = {
+    provider,
+    tools: runner,
+    store,
+    clock: fakeClock(),
+    emit: (e: AgentEvent) => events.push(e),
+    newId: idSequence(),
+    repair: (m: import("../../src/provider/types.ts").Message[]) => m,
+  };
+  const input = (over: Partial<LoopInput> = {}): LoopInput => ({
+    system: "sys",
+    history: [],
+    prompt: "do it",
+    limits: {},
+    onDeny: "continue",
+    signal: new AbortController().signal,
+    ...over,
+  });
+  return { events, provider, store, deps, input, runner };
+}
+
+Deno.test("a text answer ends the run with its text and usage", async () => {
+  const { deps, input, events, store } = setup([textStep("hello")]);
+  const out = await runAgent(deps, input());
+  assert.equal(out.error, undefined);
+  assert.equal(out.text, "hello");
+  assert.equal(out.turns, 1);
+  assert.deepEqual(out.usage.input_tokens, 10);
+  assert.deepEqual(events.map((e) => e.type), ["text", "turn"]);
+  const saved = [...store.messages.values()];
+  assert.deepEqual(saved.map((m) => m.role), ["user", "assistant"]);
+  assert.equal(saved[1].parts.at(-1)?.type, "finish");
+  assert.ok(saved[1].finished_at);
+});
+
+Deno.test("tool calls run, their results are sent back, then the model answers", async () => {
+  const { deps, input, events, provider, runner } = setup([
+    callStep([{ id: "c1", name: "echo", input: { a: 1 } }, { id: "c2", name: "echo", input: {} }]),
+    textStep("done"),
+  ]);
+  const out = await runAgent(deps, input());
+  assert.equal(out.text, "done");
+  assert.equal(out.turns, 2);
+  assert.equal(runner.calls.length, 2);
+  const second = provider.requests[1].messages;
+  assert.deepEqual(second.map((m) => m.role), ["user", "assistant", "tool"]);
+  const results = second[2].parts.filter((p) => p.type === "tool_result");
+  assert.deepEqual(results.map((p) => p.type === "tool_result" && p.tool_call_id), ["c1", "c2"]);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ["turn", "tool_call", "tool_result", "tool_call", "tool_result", "text", "turn"],
+  );
+  assert.deepEqual(provider.requests[0].tools.map((t) => t.name), ["echo"]);
+});
+
+Deno.test("history is passed on and the prompt appended", async () => {
+  const { deps, input, provider } = setup([textStep("again")]);
+  const prior = {
+    id: "old",
+    role: "user" as const,
+    parts: [{ type: "text" as const, text: "earlier" }],
+    created_at: 1,
+    updated_at: 1,
+  };
+  await runAgent(deps, input({ history: [prior] }));
+  assert.deepEqual(provider.requests[0].messages.map((m) => m.id), ["old", "m1"]);
+});
+
+Deno.test("a retry event resets the streamed draft", async () => {
+  const { deps, input, events, store } = setup([{
+    events: [
+      { type: "text", delta: "partial" },
+      { type: "retry", attempt: 1, delay_ms: 10, reason: "cut" },
+      { type: "text", delta: "whole" },
+    ],
+    turn: {
+      parts: [{ type: "text", text: "whole" }],
+      finish_reason: "stop",
+      usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0 },
+      cost_usd: 0,
+    },
+  }]);
+  const out = await runAgent(deps, input());
+  assert.equal(out.text, "whole");
+  assert.deepEqual(events.map((e) => e.type), ["text", "retry", "text", "turn"]);
+  const assistant = [...store.messages.values()][1];
+  assert.deepEqual(assistant.parts.filter((p) => p.type === "text"), [{
+    type: "text",
+    text: "whole",
+  }]);
+});
+
+Deno.test("max turns stops before the next request with a budget error", async () => {
+  const { deps, input, provider } = setup([
+    callStep([{ id: "c1", name: "echo", input: {} }]),
+    textStep("never"),
+  ]);
+  const out = await runAgent(deps, input({ limits: { max_turns: 1 } }));
+  assert.ok(out.error instanceof BudgetError);
+  assert.equal((out.error as BudgetError).kind, "turns");
+  assert.equal(provider.requests.length, 1);
+});
+
+Deno.test("max cost and max tokens are budget errors", async () => {
+  for (const limits of [{ max_cost: 0.001 }, { max_tokens: 20 }]) {
+    const { deps, input } = setup([
+      callStep([{ id: "c1", name: "echo", input: {} }]),
+      textStep("x"),
+    ]);
+    const out = await runAgent(deps, input({ limits }));
+    assert.ok(out.error instanceof BudgetError, JSON.stringify(limits));
+  }
+});
+
+Deno.test("denials are collected; --on-deny stop ends at once, fail at the end", async () => {
+  const denyAll = () => echoRunner(() => ({ deny: true, content: "Permission denied" }));
+  const steps = () => [callStep([{ id: "c1", name: "echo", input: {} }]), textStep("ok")];
+
+  let s = setup(steps(), denyAll());
+  let out = await runAgent(s.deps, s.input());
+  assert.equal(out.error, undefined);
+  assert.equal(out.denials.length, 1);
+
+  s = setup(steps(), denyAll());
+  out = await runAgent(s.deps, s.input({ onDeny: "fail" }));
+  assert.ok(out.error instanceof GateError);
+  assert.equal(out.text, "ok");
+
+  s = setup(steps(), denyAll());
+  out = await runAgent(s.deps, s.input({ onDeny: "stop" }));
+  assert.ok(out.error instanceof GateError);
+  assert.equal(s.provider.requests.length, 1);
+  assert.ok(s.store.metas.some((m) => m.denial?.tool === "echo"));
+});
+
+Deno.test("a provider failure ends with an agent error and a finished error message", async () => {
+  const { deps, input, store } = setup([{ error: new Error("boom") }]);
+  const out = await runAgent(deps, input());
+  assert.ok(out.error instanceof AgentError);
+  const assistant = [...store.messages.values()][1];
+  const finish = assistant.parts.at(-1);
+  assert.equal(finish?.type === "finish" && finish.reason, "error");
+});
+
+Deno.test("an aborted signal ends the run as interrupted", async () => {
+  const ac = new AbortController();
+  ac.abort(new InterruptedError("SIGTERM"));
+  const { deps, input } = setup([textStep("x")]);
+  const out = await runAgent(deps, input({ signal: ac.signal }));
+  assert.ok(out.error instanceof InterruptedError);
+  assert.equal((out.error as InterruptedError).signal, "SIGTERM");
+});
