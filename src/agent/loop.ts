@@ -14,6 +14,8 @@ import {
 import { AssistantDraft, textOf, toolCallsOf } from "./draft.ts";
 import { addUsage, emptyUsage, type LoopDeps, type LoopInput, type RunOutcome } from "./types.ts";
 import { checkBudget } from "./budget.ts";
+import { LoopGuard } from "./loop_guard.ts";
+import { estimateTokens, needsSummary, SUMMARY_PREFIX, writeSummary } from "./summarize.ts";
 
 export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOutcome> {
   const { store, clock, emit } = deps;
@@ -21,6 +23,9 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
   const denials: Denial[] = [];
   const outcome: RunOutcome = { turns: 0, usage: emptyUsage(), cost_usd: 0, text: "", denials };
   const started = clock.now();
+  const guard = new LoopGuard();
+  let contextTokens: number | undefined;
+  let overflowRetried = false;
 
   const user: Message = {
     id: deps.newId(),
@@ -37,9 +42,30 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
       throwIfAborted(input.signal);
       checkBudget(input.limits, outcome, clock.now() - started);
       await deps.beforeTurn?.();
+      if (deps.summarizer && history.length > 1) {
+        const used = contextTokens ?? estimateTokens(input.system, history);
+        if (needsSummary(used, deps.summarizer.contextWindow)) {
+          await compact(deps, input, history, outcome, used);
+          contextTokens = undefined;
+        }
+      }
 
       const draft = new AssistantDraft(deps.newId(), deps.provider.label, clock.now());
-      const turn = await streamTurn(deps, input, history, draft);
+      let turn;
+      try {
+        turn = await streamTurn(deps, input, history, draft);
+      } catch (err) {
+        if (!isContextOverflow(err) || !deps.summarizer || overflowRetried) throw err;
+        // The provider says the request is too big: summarize and try once more.
+        overflowRetried = true;
+        history.pop(); // the abandoned draft
+        await compact(deps, input, history, outcome, estimateTokens(input.system, history));
+        contextTokens = undefined;
+        continue;
+      }
+      contextTokens = turn.usage.estimated
+        ? undefined
+        : turn.usage.input_tokens + turn.usage.output_tokens;
       outcome.turns++;
       outcome.usage = addUsage(outcome.usage, turn.usage);
       outcome.cost_usd += turn.cost_usd;
@@ -86,6 +112,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
           denied: result.denied === true,
           output: result.content,
         });
+        guard.record(call.name, call.input, result.content);
         if (result.denied && input.onDeny === "stop") {
           throw new GateError(`permission denied: ${call.name} (${denials.at(-1)?.rule})`);
         }
@@ -141,6 +168,43 @@ async function streamTurn(
     await store.saveMessage(draft.message, { flush: true });
     throw err;
   }
+}
+
+async function compact(
+  deps: LoopDeps,
+  input: LoopInput,
+  history: Message[],
+  outcome: RunOutcome,
+  tokensBefore: number,
+): Promise<void> {
+  const { clock, store } = deps;
+  let summary;
+  try {
+    summary = await writeSummary(deps.summarizer!, deps.repair(history), input.signal, clock.now());
+  } catch (err) {
+    if (input.signal.aborted) throw err;
+    throw new AgentError(`summarizing the conversation failed: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+  outcome.usage = addUsage(outcome.usage, summary.usage);
+  outcome.cost_usd += summary.cost_usd;
+  const now = clock.now();
+  const message: Message = {
+    id: deps.newId(),
+    role: "user",
+    parts: [{ type: "text", text: SUMMARY_PREFIX + summary.text }],
+    created_at: now,
+    updated_at: now,
+  };
+  history.splice(0, history.length, message);
+  await store.saveMessage(message, { flush: true });
+  await store.saveMeta({ summary_message_id: message.id });
+  deps.emit({ type: "summarized", summary_message_id: message.id, tokens_before: tokensBefore });
+}
+
+function isContextOverflow(err: unknown): boolean {
+  return (err as { kind?: string } | null)?.kind === "context_length";
 }
 
 function interruptedResult(id: string, name: string): ToolResultPart {

@@ -6,6 +6,7 @@ import type { Clock } from "../util/clock.ts";
 import type { Denial } from "../permission/types.ts";
 import type { MopacError } from "../util/errors.ts";
 import type { AgentEvent } from "./events.ts";
+import type { Summarizer } from "./summarize.ts";
 
 export type OnDeny = "continue" | "fail" | "stop";
 
@@ -26,6 +27,8 @@ export interface LoopDeps {
   newId: () => string;
   /** Makes stored history API-valid before each request (session repair). */
   repair: (messages: Message[]) => Message[];
+  /** Set when auto-summarize is on. */
+  summarizer?: Summarizer;
   /** Runs between turns (e.g. MCP tool list refresh). */
   beforeTurn?: () => Promise<void>;
 }

@@ -169,3 +169,28 @@ Deno.test("an aborted signal ends the run as interrupted", async () => {
   assert.ok(out.error instanceof InterruptedError);
   assert.equal((out.error as InterruptedError).signal, "SIGTERM");
 });
+
+Deno.test("the same call with the same output six times in ten steps is a loop", async () => {
+  const steps = Array.from(
+    { length: 8 },
+    () => callStep([{ id: "c", name: "echo", input: { x: 1 } }]),
+  );
+  const { deps, input, provider } = setup(steps);
+  const out = await runAgent(deps, input());
+  assert.ok(out.error instanceof AgentError);
+  assert.match(out.error.message, /loop detected/);
+  assert.equal(provider.requests.length, 6);
+});
+
+Deno.test("repeated calls with different outputs are not a loop", async () => {
+  let n = 0;
+  const runner = echoRunner(() => ({ content: `output ${n++}` }));
+  const steps = [
+    ...Array.from({ length: 7 }, () => callStep([{ id: "c", name: "echo", input: { x: 1 } }])),
+    textStep("fine"),
+  ];
+  const { deps, input } = setup(steps, runner);
+  const out = await runAgent(deps, input());
+  assert.equal(out.error, undefined);
+  assert.equal(out.text, "fine");
+});
