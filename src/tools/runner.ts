@@ -61,7 +61,13 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
         return { result: fail(`${call.name} failed: ${describe(err)}`) };
       }
 
-      const decision = await opts.gate.check({ tool: call.name, mcp: tool?.mcp, input, access });
+      const decision = await opts.gate.check({
+        tool: call.name,
+        mcp: tool?.mcp,
+        input,
+        access,
+        session_id: opts.context.session_id,
+      });
       if (!decision.allow) {
         const denial: Denial = {
           tool: call.name,
