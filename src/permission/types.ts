@@ -9,6 +9,8 @@ export interface ShellCommand {
   argv: string[];
   /** True when the command name is not a static literal (`$X`, `$(echo curl)`): such commands are denied. */
   dynamic: boolean;
+  /** Indexes into argv of the words known only at run time (`$X`, `$(…)`); argv holds their text as written. */
+  dynamic_args?: number[];
   /** The command as written, for messages. */
   text: string;
 }
@@ -36,6 +38,8 @@ export interface GateRequest {
   mcp?: { server: string; tool: string };
   input: unknown;
   access: Access;
+  /** The session making the call, passed on to PreToolUse hooks. */
+  session_id?: string;
 }
 
 export type Decision =

@@ -1,0 +1,107 @@
+/**
+ * The budget of one run: flags over the agent profile over config `limits`, field
+ * by field. A limit left out everywhere is no limit. Bad values are errors of their
+ * source: a flag → UsageError, config → ConfigError naming the key (both exit 2).
+ */
+import { ConfigError, UsageError } from "../util/errors.ts";
+import type { DurationInput, LimitsInput } from "./config_shape.ts";
+
+export interface Limits {
+  /** Model requests. */
+  max_turns?: number;
+  /** Input + output tokens over the run. */
+  max_tokens?: number;
+  /** USD. */
+  max_cost?: number;
+  /** Wall-clock milliseconds. */
+  timeout_ms?: number;
+}
+
+type Source = { kind: "flag" } | { kind: "config"; prefix: string };
+
+export function resolveLimits(
+  flags: LimitsInput | undefined,
+  profile: { name: string; limits: LimitsInput } | undefined,
+  configLimits: LimitsInput | undefined,
+): Limits {
+  const layers: Array<[LimitsInput | undefined, Source]> = [
+    [flags, { kind: "flag" }],
+    [profile?.limits, { kind: "config", prefix: `agents.${profile?.name}.` }],
+    [configLimits, { kind: "config", prefix: "limits." }],
+  ];
+  const pick = <T>(key: keyof LimitsInput, parse: (v: never, where: string) => T) => {
+    for (const [layer, source] of layers) {
+      const value = layer?.[key];
+      if (value === undefined || value === null) continue;
+      const where = source.kind === "flag" ? `--${key.replace("_", "-")}` : source.prefix + key;
+      try {
+        return parse(value as never, where);
+      } catch (err) {
+        const message = (err as Error).message;
+        throw source.kind === "flag" ? new UsageError(message) : new ConfigError(message);
+      }
+    }
+    return undefined;
+  };
+  const limits: Limits = {
+    max_turns: pick("max_turns", (v: string | number, w) => parseCount(v, w)),
+    max_tokens: pick("max_tokens", (v: string | number, w) => parseCount(v, w)),
+    max_cost: pick("max_cost", (v: string | number, w) => parseCost(v, w)),
+    timeout_ms: pick("timeout", (v: DurationInput, w) => parseDuration(v, w)),
+  };
+  for (const key of Object.keys(limits) as Array<keyof Limits>) {
+    if (limits[key] === undefined) delete limits[key];
+  }
+  return limits;
+}
+
+/** A whole number above zero. */
+export function parseCount(value: string | number, where: string): number {
+  const n = typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new Error(`${where}: expected a whole number above 0, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** USD above zero; "0.50" and "$0.50" both read as half a dollar. */
+export function parseCost(value: string | number, where: string): number {
+  const text = typeof value === "number" ? String(value) : value.trim().replace(/^\$/, "");
+  const n = /^\d+(\.\d+)?$|^\.\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new Error(`${where}: expected an amount in USD above 0, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Milliseconds from "90s", "10m", "1h", "1h30m", "500ms", or seconds as a number
+ * or a bare numeric string ("90").
+ */
+export function parseDuration(value: DurationInput, where: string): number {
+  const bad = () =>
+    new Error(
+      `${where}: expected a duration such as 90s, 10m, 1h or a number of seconds, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  let ms: number;
+  if (typeof value === "number") {
+    ms = value * 1000;
+  } else {
+    const text = value.trim().toLowerCase();
+    if (/^\d+(\.\d+)?$/.test(text)) {
+      ms = Number(text) * 1000;
+    } else {
+      if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) throw bad();
+      ms = 0;
+      for (const [, num, , unit] of text.matchAll(/(\d+(\.\d+)?)(ms|s|m|h)/g)) {
+        ms += Number(num) * UNIT_MS[unit];
+      }
+    }
+  }
+  if (!Number.isFinite(ms) || ms <= 0) throw bad();
+  return Math.round(ms);
+}

@@ -1,0 +1,190 @@
+/**
+ * Agent profiles ("verticals"): what one run may use. Every profile is an explicit
+ * allowlist. Listing a tool grants its default scope and nothing more:
+ *  - file tools: reads and writes inside the workspace;
+ *  - `bash`: any command the built-in ban list lets through;
+ *  - `fetch`: any host.
+ * A rule block narrows or redirects that scope to exactly what it lists:
+ *  - `paths.write` present: writes only where it matches (the workspace default is
+ *    dropped); absolute globs may name places outside the workspace;
+ *  - `paths.read`: extra places to read besides the workspace;
+ *  - `paths.deny`: never read or written, whatever else allows it;
+ *  - `bash.allow`/`bash.deny`: command patterns (see shell_rules.ts);
+ *  - `fetch.hosts`: only these hosts.
+ * MCP tools are offered only as `allowed_mcp` says (the built-in `coder` allows
+ * every configured server). Narrowing (`--tools`, `permissions.allowed_tools`)
+ * intersects and can never widen.
+ */
+import { ConfigError, UsageError } from "../util/errors.ts";
+import type { AgentInput, LimitsInput, PermissionConfigInput } from "./config_shape.ts";
+
+export const BUILTIN_TOOLS: readonly string[] = [
+  "bash",
+  "job_output",
+  "job_kill",
+  "view",
+  "edit",
+  "multiedit",
+  "write",
+  "ls",
+  "glob",
+  "grep",
+  "fetch",
+  "todos",
+  "agent",
+];
+
+const READONLY_TOOLS = ["view", "ls", "glob", "grep", "todos"];
+
+/** MCP allowance: every configured server, or per server all tools / name globs. */
+export type McpAllowance = "all" | Readonly<Record<string, true | readonly string[]>>;
+
+export interface Profile {
+  name: string;
+  builtin: boolean;
+  /** Built-in tools the profile offers. */
+  tools: ReadonlySet<string>;
+  mcp: McpAllowance;
+  /**
+   * Narrowing filters on MCP tools' model-visible names (`mcp_<server>_<tool>`),
+   * added by `--tools` and `permissions.allowed_tools`; a tool must match every list.
+   */
+  mcpNameFilters: ReadonlyArray<readonly string[]>;
+  bash?: { allow?: string[]; deny?: string[] };
+  paths: {
+    read: readonly string[];
+    /** Absent: writes inside the workspace. Present: exactly these globs. */
+    write?: readonly string[];
+    deny: readonly string[];
+  };
+  /** Absent: any host. */
+  fetchHosts?: readonly string[];
+  limits: LimitsInput;
+  model?: string;
+  prompt?: string;
+  prompt_file?: string;
+}
+
+const BUILTIN_PROFILES: Record<string, AgentInput & { mcpAll?: boolean }> = {
+  coder: { allowed_tools: [...BUILTIN_TOOLS], mcpAll: true },
+  readonly: { allowed_tools: READONLY_TOOLS },
+  task: { allowed_tools: [...READONLY_TOOLS, "fetch"] },
+};
+
+export const BUILTIN_PROFILE_NAMES: readonly string[] = Object.keys(BUILTIN_PROFILES);
+
+/**
+ * The profile a run uses: `name` (from `-a`), else `options.default_agent`, else
+ * `coder`; then narrowed by `permissions.allowed_tools` and `options.tools` (`--tools`).
+ */
+export function resolveProfile(
+  name: string | undefined,
+  cfg: PermissionConfigInput,
+  options: { tools?: string | readonly string[] } = {},
+): Profile {
+  const chosen = name ?? cfg.options?.default_agent ?? "coder";
+  const user = cfg.agents?.[chosen];
+  const builtin = BUILTIN_PROFILES[chosen];
+  if (!user && !builtin) {
+    const known = [...new Set([...BUILTIN_PROFILE_NAMES, ...Object.keys(cfg.agents ?? {})])];
+    throw new UsageError(`unknown agent profile "${chosen}"; known: ${known.sort().join(", ")}`);
+  }
+  // A config entry named like a built-in refines it: fields it leaves out keep the built-in's.
+  let profile = buildProfile(chosen, refine(builtin, user), builtin !== undefined && !user, {
+    mcpAll: builtin?.mcpAll === true && user?.allowed_mcp === undefined,
+  });
+  const global = cfg.permissions?.allowed_tools;
+  if (global) profile = narrowProfile(profile, crushToolNames(global), "config");
+  if (options.tools !== undefined) {
+    profile = narrowProfile(profile, splitList(options.tools), "flag");
+  }
+  return profile;
+}
+
+function buildProfile(
+  name: string,
+  entry: AgentInput,
+  builtin: boolean,
+  extra: { mcpAll: boolean },
+): Profile {
+  const tools = entry.allowed_tools ?? [];
+  const unknown = tools.filter((t) => !BUILTIN_TOOLS.includes(t));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `agents.${name}.allowed_tools: unknown tool ${unknown.map((t) => `"${t}"`).join(", ")}; ` +
+        `built-in tools are ${BUILTIN_TOOLS.join(", ")} (MCP tools go in allowed_mcp)`,
+    );
+  }
+  return {
+    name,
+    builtin,
+    tools: new Set(tools),
+    mcp: extra.mcpAll ? "all" : mcpAllowance(entry.allowed_mcp),
+    mcpNameFilters: [],
+    bash: entry.bash,
+    paths: {
+      read: entry.paths?.read ?? [],
+      write: entry.paths?.write,
+      deny: entry.paths?.deny ?? [],
+    },
+    fetchHosts: entry.fetch?.hosts,
+    limits: pickLimits(entry),
+    model: entry.model,
+    prompt: entry.prompt,
+    prompt_file: entry.prompt_file,
+  };
+}
+
+function refine(base: AgentInput | undefined, over: AgentInput | undefined): AgentInput {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over ?? {})) if (value !== undefined) out[key] = value;
+  return out as AgentInput;
+}
+
+function mcpAllowance(allowed: AgentInput["allowed_mcp"]): McpAllowance {
+  const out: Record<string, true | readonly string[]> = {};
+  for (const [server, value] of Object.entries(allowed ?? {})) {
+    if (value === true) out[server] = true;
+    else if (Array.isArray(value)) out[server] = [...value];
+  }
+  return out;
+}
+
+function pickLimits(entry: AgentInput): LimitsInput {
+  const { max_turns, max_tokens, max_cost, timeout } = entry;
+  return { max_turns, max_tokens, max_cost, timeout };
+}
+
+/**
+ * Keeps only the tools named in `list`: built-in names exactly, MCP tools by their
+ * model-visible name or a glob on it (`mcp_github_*`). A `flag` list naming a tool
+ * that does not exist is a usage error; a `config` list (crush's key, which may name
+ * crush-only tools) ignores unknown names.
+ */
+export function narrowProfile(
+  profile: Profile,
+  list: readonly string[],
+  source: "flag" | "config",
+): Profile {
+  const mcpGlobs = list.filter((t) => t.startsWith("mcp_"));
+  const builtins = list.filter((t) => !t.startsWith("mcp_"));
+  const unknown = builtins.filter((t) => !BUILTIN_TOOLS.includes(t));
+  if (source === "flag" && unknown.length > 0) {
+    throw new UsageError(
+      `--tools: unknown tool ${unknown.map((t) => `"${t}"`).join(", ")}; ` +
+        `known: ${BUILTIN_TOOLS.join(", ")}, or mcp_<server>_<tool> names and globs`,
+    );
+  }
+  const tools = new Set([...profile.tools].filter((t) => builtins.includes(t)));
+  return { ...profile, tools, mcpNameFilters: [...profile.mcpNameFilters, mcpGlobs] };
+}
+
+/** crush writes `tool` or `tool:action`; mopac has no actions, so the tool is what counts. */
+function crushToolNames(list: readonly string[]): string[] {
+  return list.map((t) => t.split(":")[0].trim()).filter((t) => t !== "");
+}
+
+function splitList(value: string | readonly string[]): string[] {
+  const parts = typeof value === "string" ? value.split(",") : value.flatMap((v) => v.split(","));
+  return parts.map((t) => t.trim()).filter((t) => t !== "");
+}

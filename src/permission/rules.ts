@@ -1,0 +1,81 @@
+/**
+ * The rule patterns of a profile, compiled once: path globs, fetch hosts and the
+ * MCP allowance. Each check answers with a Decision that names the config key
+ * (`paths.write`, `fetch.hosts`, …) so a denial says which rule to change.
+ */
+import type { Access, Decision } from "./types.ts";
+import type { Profile } from "./profiles.ts";
+import { absolutePath, HostPatterns, isInside, nameMatcher, PathGlobs } from "./match.ts";
+
+const ALLOW: Decision = { allow: true };
+
+export class ProfileRules {
+  readonly #deny: PathGlobs;
+  readonly #read: PathGlobs;
+  readonly #write: PathGlobs | undefined;
+  readonly #hosts: HostPatterns | undefined;
+  readonly #mcp: "all" | Map<string, (tool: string) => boolean>;
+  readonly #mcpNames: Array<(name: string) => boolean>;
+
+  constructor(readonly profile: Profile, readonly workspace: string) {
+    this.#deny = new PathGlobs(profile.paths.deny, { anyDepth: true });
+    this.#read = new PathGlobs(profile.paths.read);
+    this.#write = profile.paths.write ? new PathGlobs(profile.paths.write) : undefined;
+    this.#hosts = profile.fetchHosts ? new HostPatterns(profile.fetchHosts) : undefined;
+    this.#mcp = profile.mcp === "all" ? "all" : new Map(
+      Object.entries(profile.mcp).map(([server, tools]) => [
+        server,
+        tools === true ? () => true : nameMatcher(tools),
+      ]),
+    );
+    this.#mcpNames = profile.mcpNameFilters.map((globs) => nameMatcher(globs));
+  }
+
+  /** Whether the profile offers a tool at all (before any rule on its input). */
+  offers(tool: string, mcp?: { server: string; tool: string }): boolean {
+    if (!mcp) return this.profile.tools.has(tool);
+    if (!this.#mcpNames.every((matches) => matches(tool))) return false;
+    if (this.#mcp === "all") return true;
+    return this.#mcp.get(mcp.server)?.(mcp.tool) ?? false;
+  }
+
+  /** Paths: deny globs first, then writes against paths.write (or the workspace), then reads. */
+  checkPaths(access: Access): Decision {
+    const writes = (access.writes ?? []).map((p) => absolutePath(p, this.workspace));
+    const reads = (access.reads ?? []).map((p) => absolutePath(p, this.workspace));
+    for (const path of [...writes, ...reads]) {
+      if (this.#deny.matches(path, this.workspace)) {
+        return { allow: false, rule: "paths.deny", reason: `path is denied: ${path}` };
+      }
+    }
+    for (const path of writes) {
+      const ok = this.#write
+        ? this.#write.matches(path, this.workspace)
+        : isInside(path, this.workspace);
+      if (!ok) {
+        return {
+          allow: false,
+          rule: this.#write ? "paths.write" : "workspace",
+          reason: `write outside allowed paths: ${path}`,
+        };
+      }
+    }
+    for (const path of reads) {
+      if (!isInside(path, this.workspace) && !this.#read.matches(path, this.workspace)) {
+        return { allow: false, rule: "paths.read", reason: `read outside allowed paths: ${path}` };
+      }
+    }
+    return ALLOW;
+  }
+
+  /** Hosts (`host:port`) against `fetch.hosts`; no list means any host. */
+  checkHosts(access: Access): Decision {
+    if (!this.#hosts) return ALLOW;
+    for (const host of access.hosts ?? []) {
+      if (!this.#hosts.matches(host)) {
+        return { allow: false, rule: "fetch.hosts", reason: `host not allowed: ${host}` };
+      }
+    }
+    return ALLOW;
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * Deno's permissions as the outer sandbox. From what a run will use (data dir,
+ * config files, workspace, provider, MCP servers, offered tools, env vars) this
+ * derives the Deno permissions it cannot do without, checks them at start
+ * (`preflight`, exit 2 naming the flag to add) and prints the narrowest flags for
+ * `mopac sandbox`. Extras a run can live without (git details, rg, the host name in
+ * a lock file) are never required here: their users skip them when not granted.
+ */
+import { SandboxError } from "../util/errors.ts";
+
+export type Need =
+  | { kind: "read"; path: string; why: string }
+  | { kind: "write"; path: string; why: string }
+  /** `host` is `host:port` or a bare host (every port); absent means any host. */
+  | { kind: "net"; host?: string; why: string }
+  | { kind: "run"; command: string; why: string }
+  | { kind: "env"; variable: string; why: string };
+
+export interface RunPlan {
+  dataDir: string;
+  configFiles: string[];
+  workspace: string;
+  providerUrl?: string;
+  mcp: Array<{ name: string; type: string; command?: string; url?: string }>;
+  /** Names of the tools offered to the model. */
+  tools: string[];
+  /** Env vars the config references. */
+  envVars: string[];
+  /** The profile's `fetch.hosts`; absent: `fetch`, when offered, may reach any host. */
+  fetchHosts?: readonly string[];
+}
+
+const WRITE_TOOLS = ["edit", "multiedit", "write"];
+const SHELL_TOOLS = ["bash", "job_output", "job_kill"];
+
+export function permissionNeeds(plan: RunPlan): Need[] {
+  const needs: Need[] = [
+    { kind: "read", path: plan.dataDir, why: "data dir" },
+    { kind: "write", path: plan.dataDir, why: "data dir" },
+    { kind: "read", path: plan.workspace, why: "workspace" },
+  ];
+  for (const file of plan.configFiles) needs.push({ kind: "read", path: file, why: "config" });
+  if (plan.tools.some((t) => WRITE_TOOLS.includes(t))) {
+    needs.push({ kind: "write", path: plan.workspace, why: "file-writing tools" });
+  }
+  if (plan.tools.some((t) => SHELL_TOOLS.includes(t))) {
+    needs.push({ kind: "run", command: "bash", why: "bash tool" });
+  }
+  if (plan.tools.includes("fetch")) {
+    const hosts = plan.fetchHosts;
+    // Deno has no wildcard hosts: a glob in fetch.hosts needs the whole network.
+    if (!hosts || hosts.some((h) => h.includes("*"))) {
+      needs.push({ kind: "net", why: "fetch tool" });
+    } else {
+      for (const host of hosts) {
+        needs.push({ kind: "net", host: host.toLowerCase(), why: "fetch tool" });
+      }
+    }
+  }
+  const provider = plan.providerUrl ? hostOf(plan.providerUrl) : undefined;
+  if (provider) needs.push({ kind: "net", host: provider, why: "provider" });
+  for (const server of plan.mcp) {
+    if (server.type === "stdio" && server.command) {
+      needs.push({ kind: "run", command: server.command, why: `MCP server "${server.name}"` });
+    } else if (server.url) {
+      const host = hostOf(server.url);
+      if (host) needs.push({ kind: "net", host, why: `MCP server "${server.name}"` });
+    }
+  }
+  for (const variable of plan.envVars) needs.push({ kind: "env", variable, why: "config" });
+  return needs;
+}
+
+/** `host:port` of a URL, with the scheme's default port made explicit. */
+export function hostOf(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // config validation reports bad URLs; nothing to ask Deno for here
+  }
+  const defaults: Record<string, string> = {
+    "http:": "80",
+    "https:": "443",
+    "ws:": "80",
+    "wss:": "443",
+  };
+  const port = parsed.port || defaults[parsed.protocol];
+  if (!parsed.hostname) return undefined;
+  return port ? `${parsed.hostname}:${port}` : parsed.hostname;
+}
+
+function descriptor(need: Need): Deno.PermissionDescriptor {
+  switch (need.kind) {
+    case "read":
+      return { name: "read", path: need.path };
+    case "write":
+      return { name: "write", path: need.path };
+    case "net":
+      return need.host ? { name: "net", host: need.host } : { name: "net" };
+    case "run":
+      return { name: "run", command: need.command };
+    case "env":
+      return { name: "env", variable: need.variable };
+  }
+}
+
+/** The flag that grants one need, e.g. `--allow-net=127.0.0.1:4000`. */
+export function flagFor(need: Need): string {
+  switch (need.kind) {
+    case "read":
+      return `--allow-read=${need.path}`;
+    case "write":
+      return `--allow-write=${need.path}`;
+    case "net":
+      return need.host ? `--allow-net=${need.host}` : "--allow-net";
+    case "run":
+      return `--allow-run=${need.command}`;
+    case "env":
+      return `--allow-env=${need.variable}`;
+  }
+}
+
+/** The needs Deno does not grant right now ("prompt" counts as not granted: we never ask). */
+export function missingNeeds(needs: readonly Need[]): Need[] {
+  return needs.filter((need) => {
+    try {
+      return Deno.permissions.querySync(descriptor(need)).state !== "granted";
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** Throws SandboxError naming every missing flag when any need is not granted. */
+export function preflight(needs: readonly Need[]): void {
+  const missing = missingNeeds(needs);
+  if (missing.length === 0) return;
+  const lines = missing.map((n) => `  ${flagFor(n)}  (${n.why})`);
+  const flags = sandboxFlags(missing).join(" ");
+  throw new SandboxError(
+    `Deno does not grant what this run needs; add:\n${[...new Set(lines)].join("\n")}`,
+    flags,
+  );
+}
+
+/**
+ * The narrowest `deno run` flags for these needs, one flag per kind, values sorted
+ * and deduplicated; a path inside another listed path is dropped (Deno grants
+ * sub-paths), a bare host covers its `host:port` entries, and any-host net wins.
+ */
+export function sandboxFlags(needs: readonly Need[]): string[] {
+  const values = (kind: Need["kind"]) => needs.filter((n) => n.kind === kind);
+  const flags: string[] = [];
+  const paths = (kind: "read" | "write") =>
+    coverPaths(values(kind).map((n) => (n as { path: string }).path));
+  const read = paths("read");
+  const write = paths("write");
+  if (read.length) flags.push(`--allow-read=${read.join(",")}`);
+  if (write.length) flags.push(`--allow-write=${write.join(",")}`);
+  const net = values("net") as Array<{ host?: string }>;
+  if (net.some((n) => !n.host)) flags.push("--allow-net");
+  else if (net.length) flags.push(`--allow-net=${coverHosts(net.map((n) => n.host!)).join(",")}`);
+  const run = unique(values("run").map((n) => (n as { command: string }).command));
+  if (run.length) flags.push(`--allow-run=${run.join(",")}`);
+  const env = unique(values("env").map((n) => (n as { variable: string }).variable));
+  if (env.length) flags.push(`--allow-env=${env.join(",")}`);
+  return flags;
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)].sort();
+}
+
+function coverPaths(paths: string[]): string[] {
+  const all = unique(paths.map((p) => (p.length > 1 ? p.replace(/[/\\]+$/, "") : p)));
+  const within = (p: string, root: string) =>
+    p !== root && (p.startsWith(root.endsWith("/") ? root : `${root}/`) ||
+      p.startsWith(root.endsWith("\\") ? root : `${root}\\`));
+  return all.filter((p) => !all.some((root) => within(p, root)));
+}
+
+function coverHosts(hosts: string[]): string[] {
+  const all = unique(hosts);
+  return all.filter((h) =>
+    !(h.includes(":") && !h.startsWith("[") && all.includes(h.split(":")[0]))
+  );
+}

@@ -1,0 +1,197 @@
+/** PreToolUse hooks run by real bash: outcomes, time-outs, process groups, environment. */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { PreToolUseHooks } from "../../src/permission/hooks.ts";
+import { runHookCommand } from "../../src/permission/hook_process.ts";
+import { createGate } from "../../src/permission/gate.ts";
+import { resolveProfile } from "../../src/permission/profiles.ts";
+import type { Decision } from "../../src/permission/types.ts";
+
+/**
+ * Running and not a zombie (a container's PID 1 may never reap orphans). Read through
+ * bash: Deno itself wants --allow-all for anything under /proc.
+ */
+async function alive(pid: number): Promise<boolean> {
+  const out = await new Deno.Command("bash", { args: ["-c", `cat /proc/${pid}/stat`] }).output();
+  const stat = new TextDecoder().decode(out.stdout);
+  if (!out.success || stat === "") return false;
+  return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+}
+
+async function tempDir(): Promise<string> {
+  return await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac_hooks_" }));
+}
+
+Deno.test("exit codes and stdout decisions", async () => {
+  const dir = await tempDir();
+  try {
+    const warnings: string[] = [];
+    const check = (command: string) =>
+      new PreToolUseHooks([{ command }], { cwd: dir, log: (s) => warnings.push(s) })
+        .check({ tool: "bash", input: { command: "ls" } });
+    assert.deepEqual(await check("exit 0"), { allow: true });
+    assert.deepEqual(await check("exit 2"), {
+      allow: false,
+      rule: "hooks.PreToolUse",
+      reason: "blocked by hook",
+    });
+    assert.deepEqual(await check("echo '  halted  ' >&2; exit 49"), {
+      allow: false,
+      rule: "hooks.PreToolUse",
+      reason: "halted",
+    });
+    assert.deepEqual(await check(`echo '{"decision":"deny","reason":"crush says no"}'`), {
+      allow: false,
+      rule: "hooks.PreToolUse",
+      reason: "crush says no",
+    });
+    assert.deepEqual(await check(`echo '{"decision":"allow"}'`), { allow: true });
+    assert.deepEqual(await check("exit 1"), { allow: true });
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0], /exited with 1/);
+    // The payload reaches stdin and the hook runs in the workspace.
+    assert.deepEqual(
+      await check(`grep -q '"tool_name":"bash"' && [ "$PWD" = '${dir}' ] || exit 2`),
+      { allow: true },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a matcher is an unanchored regex; no matcher matches every tool", async () => {
+  const hooks = new PreToolUseHooks([
+    { matcher: "^mcp_", command: "echo mcp >&2; exit 2" },
+    { matcher: "edit", command: "echo edit >&2; exit 2" },
+  ], { cwd: "/" });
+  assert.equal((await hooks.check({ tool: "view", input: {} })).allow, true);
+  assert.deepEqual(await hooks.check({ tool: "multiedit", input: {} }), {
+    allow: false,
+    rule: "hooks.PreToolUse",
+    reason: "edit",
+  });
+  assert.deepEqual(await hooks.check({ tool: "mcp_gh_x", input: {} }), {
+    allow: false,
+    rule: "hooks.PreToolUse",
+    reason: "mcp",
+  });
+});
+
+Deno.test({
+  name: "time-out under --allow-run=bash kills the hook's whole process group",
+  ignore: Deno.build.os !== "linux", // reads /proc
+  permissions: { run: ["bash"], read: true, write: true, env: false },
+  async fn() {
+    const dir = await tempDir();
+    try {
+      const pidFile = join(dir, "pid");
+      const outcome = await runHookCommand(
+        { command: `sleep 30 & echo $! > '${pidFile}'; wait` },
+        "{}",
+        { cwd: dir, timeoutMs: 300, env: {}, clearEnv: false },
+      );
+      assert.deepEqual(outcome, { kind: "timeout" });
+      const pid = Number((await Deno.readTextFile(pidFile)).trim());
+      assert.ok(pid > 0);
+      assert.equal(await alive(pid), false, "the background sleep was left running");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("a background child holding the pipes does not keep the call waiting", async () => {
+  const started = Date.now();
+  const outcome = await runHookCommand(
+    { command: "sleep 3 & echo $!; exit 0" },
+    "{}",
+    { cwd: "/", timeoutMs: 10_000, env: {}, clearEnv: false },
+  );
+  const elapsed = Date.now() - started;
+  assert.equal(outcome.kind, "exit");
+  const pid = outcome.kind === "exit" ? Number(outcome.stdout.trim()) : 0;
+  assert.ok(pid > 0);
+  await new Deno.Command("bash", { args: ["-c", `kill ${pid}`] }).output();
+  // Printed, not asserted as a timing: the call returns after a short grace, not after 3 s.
+  console.log(`hook with background child returned in ${elapsed} ms`);
+});
+
+Deno.test("with a hook environment, the parent's environment is not passed on", async () => {
+  Deno.env.set("MOPAC_TEST_PARENT_SECRET", "parent-secret-value");
+  try {
+    const hooks = new PreToolUseHooks([{
+      command: `[ -z "$MOPAC_TEST_PARENT_SECRET" ] && [ "$MOPAC_TOOL_NAME" = view ] && ` +
+        `[ "$KEEP" = yes ] || exit 2`,
+    }], { cwd: "/", env: { KEEP: "yes", PATH: "/usr/bin:/bin" } });
+    assert.deepEqual(await hooks.check({ tool: "view", input: {} }), { allow: true });
+    // Without one, the hook inherits mopac's environment (crush's behaviour), plus MOPAC_*.
+    const inherit = new PreToolUseHooks([{
+      command: `[ "$MOPAC_TEST_PARENT_SECRET" = parent-secret-value ] && ` +
+        `[ "$MOPAC_EVENT" = PreToolUse ] || exit 2`,
+    }], { cwd: "/" });
+    assert.deepEqual(await inherit.check({ tool: "view", input: {} }), { allow: true });
+  } finally {
+    Deno.env.delete("MOPAC_TEST_PARENT_SECRET");
+  }
+});
+
+function denied(d: Decision, rule: string, reason: RegExp): void {
+  assert.equal(d.allow, false);
+  if (d.allow) return;
+  assert.equal(d.rule, rule);
+  assert.match(d.reason, reason);
+}
+
+Deno.test("hooks: stdout JSON can deny; an injected runner sees the payload", async () => {
+  const payloads: string[] = [];
+  const gate = createGate({
+    profile: resolveProfile("coder", {}),
+    workspace: "/w",
+    hooks: [{ command: "policy" }],
+    runHook: (_hook, payload) => {
+      payloads.push(payload);
+      const deny = JSON.parse(payload).tool_name === "bash";
+      return Promise.resolve({
+        kind: "exit",
+        code: 0,
+        stderr: "",
+        stdout: deny
+          ? JSON.stringify({
+            hookSpecificOutput: { permissionDecision: "deny", permissionDecisionReason: "no" },
+          })
+          : "not json",
+      });
+    },
+  });
+  denied(
+    await gate.check({ tool: "bash", input: { command: "ls" }, access: {}, session_id: "s9" }),
+    "hooks.PreToolUse",
+    /^no$/,
+  );
+  assert.deepEqual(await gate.check({ tool: "view", input: {}, access: {} }), { allow: true });
+  assert.equal(JSON.parse(payloads[0]).session_id, "s9");
+  assert.deepEqual(JSON.parse(payloads[0]).tool_input, { command: "ls" });
+});
+
+Deno.test("hooks: a command that cannot start denies; bad matcher is a config error", async () => {
+  const gate = createGate({
+    profile: resolveProfile("coder", {}),
+    workspace: "/w",
+    hooks: [{ command: "x" }],
+    runHook: () => Promise.reject(new Error("spawn failed")),
+  });
+  denied(
+    await gate.check({ tool: "view", input: {}, access: {} }),
+    "hooks.PreToolUse",
+    /spawn failed/,
+  );
+  assert.throws(
+    () =>
+      createGate({
+        profile: resolveProfile("coder", {}),
+        workspace: "/w",
+        hooks: [{ matcher: "(", command: "x" }],
+      }),
+    /hooks\.PreToolUse\[0\]\.matcher/,
+  );
+});

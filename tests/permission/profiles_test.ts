@@ -1,0 +1,158 @@
+import assert from "node:assert/strict";
+import {
+  BUILTIN_TOOLS,
+  narrowProfile,
+  type Profile,
+  resolveProfile,
+} from "../../src/permission/profiles.ts";
+import { ConfigError, UsageError } from "../../src/util/errors.ts";
+import { createGate } from "../../src/permission/gate.ts";
+
+const sorted = (p: Profile) => [...p.tools].sort();
+
+Deno.test("built-in profiles are exact allowlists", () => {
+  const coder = resolveProfile(undefined, {});
+  assert.equal(coder.name, "coder");
+  assert.deepEqual(sorted(coder), [...BUILTIN_TOOLS].sort());
+  assert.equal(coder.mcp, "all");
+  assert.equal(coder.paths.write, undefined); // writes: the workspace
+  assert.equal(coder.fetchHosts, undefined); // any host
+
+  const readonly = resolveProfile("readonly", {});
+  assert.deepEqual(sorted(readonly), ["glob", "grep", "ls", "todos", "view"]);
+  assert.deepEqual(readonly.mcp, {});
+
+  const task = resolveProfile("task", {});
+  assert.deepEqual(sorted(task), ["fetch", "glob", "grep", "ls", "todos", "view"]);
+  assert.deepEqual(task.mcp, {});
+});
+
+Deno.test("options.default_agent picks the profile when -a is absent", () => {
+  assert.equal(
+    resolveProfile(undefined, { options: { default_agent: "readonly" } }).name,
+    "readonly",
+  );
+  assert.equal(resolveProfile("task", { options: { default_agent: "readonly" } }).name, "task");
+});
+
+Deno.test("a user profile allows exactly what it lists", () => {
+  const cfg = {
+    agents: {
+      fixer: {
+        allowed_tools: ["view", "edit"],
+        allowed_mcp: { github: ["get_issue", "list_*"], off: false },
+        paths: { write: ["src/**"], deny: [".env"] },
+        max_turns: 40,
+      },
+      empty: {},
+    },
+  };
+  const fixer = resolveProfile("fixer", cfg);
+  assert.deepEqual(sorted(fixer), ["edit", "view"]);
+  assert.deepEqual(fixer.mcp, { github: ["get_issue", "list_*"] });
+  assert.deepEqual(fixer.paths.write, ["src/**"]);
+  assert.equal(fixer.limits.max_turns, 40);
+  assert.equal(fixer.builtin, false);
+
+  const gate = createGate({ profile: fixer, workspace: "/w" });
+  assert.equal(gate.allows("edit"), true);
+  assert.equal(gate.allows("bash"), false);
+  assert.equal(gate.allows("mcp_github_get_issue", { server: "github", tool: "get_issue" }), true);
+  assert.equal(gate.allows("mcp_github_list_prs", { server: "github", tool: "list_prs" }), true);
+  assert.equal(gate.allows("mcp_github_merge", { server: "github", tool: "merge" }), false);
+  assert.equal(gate.allows("mcp_off_x", { server: "off", tool: "x" }), false);
+  assert.equal(gate.allows("mcp_other_x", { server: "other", tool: "x" }), false);
+
+  const empty = resolveProfile("empty", cfg);
+  assert.deepEqual(sorted(empty), []);
+  assert.equal(createGate({ profile: empty, workspace: "/w" }).allows("view"), false);
+});
+
+Deno.test("a config entry named like a built-in refines it, keeping unlisted fields", () => {
+  const coder = resolveProfile("coder", { agents: { coder: { model: "large", max_cost: 2 } } });
+  assert.deepEqual(sorted(coder), [...BUILTIN_TOOLS].sort());
+  assert.equal(coder.mcp, "all");
+  assert.equal(coder.model, "large");
+  const narrowed = resolveProfile("coder", {
+    agents: { coder: { allowed_tools: ["view"], allowed_mcp: { gh: true } } },
+  });
+  assert.deepEqual(sorted(narrowed), ["view"]);
+  assert.deepEqual(narrowed.mcp, { gh: true });
+});
+
+Deno.test("unknown profile → UsageError listing known names", () => {
+  assert.throws(
+    () => resolveProfile("nope", { agents: { fixer: {} } }),
+    (err: unknown) =>
+      err instanceof UsageError && /"nope"/.test(err.message) &&
+      /coder, fixer, readonly, task/.test(err.message),
+  );
+  assert.throws(
+    () => resolveProfile(undefined, { options: { default_agent: "ghost" } }),
+    UsageError,
+  );
+});
+
+Deno.test("unknown tool in agents.*.allowed_tools → ConfigError", () => {
+  assert.throws(
+    () => resolveProfile("x", { agents: { x: { allowed_tools: ["view", "sudo"] } } }),
+    (err: unknown) =>
+      err instanceof ConfigError && /agents\.x\.allowed_tools.*"sudo"/.test(err.message),
+  );
+});
+
+Deno.test("--tools narrows and can never widen", () => {
+  const p = resolveProfile("readonly", {}, { tools: "view,grep,bash" });
+  assert.deepEqual(sorted(p), ["grep", "view"]); // bash is not in readonly: not added
+  const q = resolveProfile("coder", {}, { tools: ["view", "bash"] });
+  assert.deepEqual(sorted(q), ["bash", "view"]);
+  const none = resolveProfile("coder", {}, { tools: "" });
+  assert.deepEqual(sorted(none), []);
+});
+
+Deno.test("--tools with an unknown name → UsageError", () => {
+  assert.throws(
+    () => resolveProfile("coder", {}, { tools: "view,frobnicate" }),
+    (err: unknown) => err instanceof UsageError && /"frobnicate"/.test(err.message),
+  );
+});
+
+Deno.test("--tools narrows MCP tools by model-visible name or glob", () => {
+  const p = resolveProfile("coder", {}, { tools: "view,mcp_github_*" });
+  const gate = createGate({ profile: p, workspace: "/w" });
+  assert.equal(gate.allows("mcp_github_get", { server: "github", tool: "get" }), true);
+  assert.equal(gate.allows("mcp_jira_get", { server: "jira", tool: "get" }), false);
+  // No mcp_ entry at all: no MCP tools.
+  const q = resolveProfile("coder", {}, { tools: "view" });
+  assert.equal(
+    createGate({ profile: q, workspace: "/w" }).allows("mcp_github_get", {
+      server: "github",
+      tool: "get",
+    }),
+    false,
+  );
+  // Narrowing MCP by name never widens allowed_mcp.
+  const r = narrowProfile(resolveProfile("readonly", {}), ["mcp_github_get"], "flag");
+  assert.equal(
+    createGate({ profile: r, workspace: "/w" }).allows("mcp_github_get", {
+      server: "github",
+      tool: "get",
+    }),
+    false,
+  );
+});
+
+Deno.test("permissions.allowed_tools narrows every profile (crush's tool:action form accepted)", () => {
+  const cfg = {
+    permissions: { allowed_tools: ["view", "bash:execute", "sourcegraph", "mcp_gh_*"] },
+    agents: { fixer: { allowed_tools: ["view", "edit", "bash"] } },
+  };
+  assert.deepEqual(sorted(resolveProfile("coder", cfg)), ["bash", "view"]);
+  assert.deepEqual(sorted(resolveProfile("fixer", cfg)), ["bash", "view"]);
+  assert.deepEqual(sorted(resolveProfile("task", cfg)), ["view"]);
+  const gate = createGate({ profile: resolveProfile("coder", cfg), workspace: "/w" });
+  assert.equal(gate.allows("mcp_gh_x", { server: "gh", tool: "x" }), true);
+  assert.equal(gate.allows("mcp_other_x", { server: "other", tool: "x" }), false);
+  // And --tools narrows further, never back.
+  assert.deepEqual(sorted(resolveProfile("coder", cfg, { tools: "bash,edit" })), ["bash"]);
+});
