@@ -2,7 +2,10 @@
 export interface Pricing {
   input: number;
   output: number;
+  /** Input tokens read back from the prompt cache. */
   cached_input: number;
+  /** Input tokens written to the prompt cache, when the provider bills that separately. */
+  cache_write?: number;
 }
 
 /** A model ready to be called: catalog facts merged with config. */

@@ -1,0 +1,174 @@
+/**
+ * Model resolution: "large" / "small" from config, "provider/model", or a bare
+ * model id that exactly one usable provider lists. A model a known provider does
+ * not list passes through with conservative limits (gateways serve any name).
+ * Every failure is a UsageError with a one-line reason and a hint saying what to
+ * type or set.
+ */
+import type { Config, ProviderModelConfig, SelectedModel } from "../config/schema.ts";
+import { ConfigError, SandboxError, UsageError } from "../util/errors.ts";
+import { type Catalog, UNLISTED_LIMITS } from "./data.ts";
+import { keyOf, providerEntries, type ProviderEntry, usableForBareIds } from "./providers.ts";
+import type { Pricing, ResolvedModel } from "./types.ts";
+
+export interface ResolveContext {
+  config: Config;
+  env: (name: string) => string | undefined;
+  /** Defaults to the built-in catalog. */
+  catalog?: Catalog;
+}
+
+/**
+ * `ref` is "large", "small" (falls back to large), "provider/model" or a bare id.
+ * The `models.large|small` settings (max_tokens, reasoning_effort, temperature …)
+ * apply when `ref` names the role.
+ */
+export function resolveModel(ref: string, ctx: ResolveContext): ResolvedModel {
+  if (ref === "large" || ref === "small") {
+    const selected = ref === "small"
+      ? ctx.config.models?.small ?? ctx.config.models?.large
+      : ctx.config.models?.large;
+    if (!selected) {
+      throw new UsageError("no model selected", {
+        hint:
+          "pass -m provider/model or set models.large in mopac.json (`mopac models` lists them)",
+      });
+    }
+    return resolveSelected(selected, ctx);
+  }
+  return resolveSelected({ model: ref }, ctx);
+}
+
+function resolveSelected(sel: SelectedModel, ctx: ResolveContext): ResolvedModel {
+  const entries = providerEntries(ctx.config, ctx.catalog);
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  if (sel.provider !== undefined) {
+    const entry = byId.get(sel.provider);
+    if (!entry) throw unknownProvider(sel.provider, entries, sel.model);
+    return pick(entry, sel.model, sel, ctx);
+  }
+  const spec = sel.model.trim();
+  const slash = spec.indexOf("/");
+  // A bare id may itself contain a slash ("qwen/qwen3-32b" on Groq).
+  const listing = entries.filter((e) => !e.disabled && e.models.some((m) => m.id === spec));
+  const usable = listing.filter((e) => usableForBareIds(e, ctx.env));
+  if (slash > 0 && byId.has(spec.slice(0, slash)) && slash < spec.length - 1) {
+    try {
+      return pick(byId.get(spec.slice(0, slash))!, spec.slice(slash + 1), sel, ctx);
+    } catch (err) {
+      // "openai/gpt-oss-120b" with only a Groq key: say where that id is served.
+      if (!(err instanceof UsageError) || usable.length === 0) throw err;
+      const elsewhere = usable.map((e) => `${e.id}/${spec}`).join(" or ");
+      throw new UsageError(err.message, { hint: `${err.hint}; or did you mean ${elsewhere}?` });
+    }
+  }
+  if (usable.length === 1) return pick(usable[0], spec, sel, ctx);
+  if (usable.length > 1) {
+    throw new UsageError(
+      `model "${spec}" is ambiguous: ${usable.map((e) => `${e.id}/${spec}`).join(", ")}`,
+      { hint: "write provider/model to choose one" },
+    );
+  }
+  if (listing.length > 0) {
+    const hints = listing.map((e) => {
+      const key = keyOf(e, ctx.env);
+      return key.ok ? `pass -m ${e.id}/${spec}` : `${key.hint} (${e.id})`;
+    });
+    throw new UsageError(`no usable provider for model "${spec}"`, { hint: hints.join("; ") });
+  }
+  if (slash > 0) throw unknownProvider(spec.slice(0, slash), entries, spec);
+  throw new UsageError(`unknown model "${spec}"`, {
+    hint: `write provider/model for a model the catalog does not list (e.g. litellm/${spec}); ` +
+      "`mopac models` lists the known ones",
+  });
+}
+
+function unknownProvider(id: string, entries: ProviderEntry[], model: string): UsageError {
+  const known = entries.map((e) => e.id).join(", ");
+  return new UsageError(`unknown provider "${id}" in "${model}"`, {
+    hint: `known providers: ${known}; add others under "providers" in mopac.json`,
+  });
+}
+
+function pick(
+  entry: ProviderEntry,
+  modelId: string,
+  sel: SelectedModel,
+  ctx: ResolveContext,
+): ResolvedModel {
+  if (entry.disabled) {
+    throw new UsageError(`provider "${entry.id}" is disabled in config`, {
+      hint: `remove providers.${entry.id}.disable or choose another provider`,
+    });
+  }
+  if (!entry.base_url) {
+    throw new ConfigError(`providers.${entry.id}.base_url is not set`, {
+      hint: "a provider that is not in the built-in catalog needs its OpenAI-compatible base_url",
+    });
+  }
+  const key = keyOf(entry, ctx.env);
+  if (!key.ok) {
+    if (key.denied) {
+      throw new SandboxError(
+        `cannot read $${key.denied}, the API key of provider "${entry.id}"`,
+        `--allow-env=${key.denied}`,
+      );
+    }
+    throw new UsageError(`no API key for provider "${entry.id}"`, { hint: key.hint });
+  }
+  const model = entry.models.find((m) => m.id === modelId);
+  return build(entry, modelId, model, sel, key);
+}
+
+function build(
+  entry: ProviderEntry,
+  modelId: string,
+  model: ProviderModelConfig | undefined,
+  sel: SelectedModel,
+  key: { key?: string; source: string },
+): ResolvedModel {
+  const canReason = model?.can_reason ?? false;
+  const out: ResolvedModel = {
+    provider_id: entry.id,
+    model_id: modelId,
+    name: model?.name ?? modelId,
+    base_url: entry.base_url!,
+    api_key_source: key.source,
+    context_window: model?.context_window ?? UNLISTED_LIMITS.context_window,
+    default_max_tokens: sel.max_tokens ?? model?.default_max_tokens ??
+      UNLISTED_LIMITS.default_max_tokens,
+    pricing: pricingOf(model),
+    can_reason: canReason,
+    supports_attachments: model?.supports_attachments ?? false,
+    unlisted: model === undefined,
+  };
+  const optional: Partial<ResolvedModel> = {
+    api_key: key.key,
+    use_max_completion_tokens: model?.use_max_completion_tokens ?? entry.use_max_completion_tokens,
+    reasoning_effort: sel.reasoning_effort ??
+      (canReason ? model?.default_reasoning_effort : undefined),
+    extra_headers: entry.extra_headers,
+    extra_body: entry.extra_body,
+    system_prompt_prefix: entry.system_prompt_prefix,
+    temperature: sel.temperature ?? model?.options?.temperature,
+    top_p: sel.top_p ?? model?.options?.top_p,
+    cache_control: model?.cache_control ?? entry.cache_control,
+    supports_parallel_tool_calls: model?.supports_parallel_tool_calls,
+  };
+  for (const [k, v] of Object.entries(optional)) {
+    if (v !== undefined) (out as unknown as Record<string, unknown>)[k] = v;
+  }
+  return out;
+}
+
+/** Catalog prices; cached input costs the full input price when no cached price is known. */
+export function pricingOf(model: ProviderModelConfig | undefined): Pricing {
+  const input = model?.cost_per_1m_in ?? 0;
+  const pricing: Pricing = {
+    input,
+    output: model?.cost_per_1m_out ?? 0,
+    cached_input: model?.cost_per_1m_out_cached ?? input,
+  };
+  if (model?.cost_per_1m_in_cached !== undefined) pricing.cache_write = model.cost_per_1m_in_cached;
+  return pricing;
+}

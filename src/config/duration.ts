@@ -1,0 +1,24 @@
+/**
+ * Durations as people write them in config and flags: a number of seconds
+ * (`600`, `"600"`) or units (`"500ms"`, `"90s"`, `"10m"`, `"1h30m"`, `"2h"`).
+ * Kept in one place so config, flags and env all accept exactly the same forms.
+ */
+
+const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 };
+const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+const WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+
+/** Seconds in `value`, or undefined when it is not a duration. */
+export function parseDurationSeconds(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  if (!WHOLE.test(text)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(PART)) total += Number(amount) * UNIT_SECONDS[unit];
+  return total;
+}
+
+/** The accepted forms, for error messages. */
+export const DURATION_FORMS = 'a number of seconds or a string like "90s", "10m", "1h30m"';

@@ -1,0 +1,26 @@
+/** Public surface of src/config: loading, the schema and the path helpers. */
+export { loadConfig, type LoadedConfig, type LoadOptions, parsePath } from "./load.ts";
+export {
+  type AgentConfig,
+  type Config,
+  type ConfigInput,
+  configJsonSchema,
+  ConfigSchema,
+  type DeepPartial,
+  type LimitsConfig,
+  type ProviderConfig,
+  type ProviderModelConfig,
+  type SelectedModel,
+} from "./schema.ts";
+export {
+  DATA_DIR_NAME,
+  defaultDataDir,
+  findGitRoot,
+  PROJECT_FILE_NAMES,
+  resolveDataDir,
+  SYSTEM_CONFIG_FILE,
+  userDirs,
+} from "./paths.ts";
+export { DURATION_FORMS, parseDurationSeconds } from "./duration.ts";
+export { CONFIG_ENV_VARS } from "./layers.ts";
+export type { JsonPath } from "./jsonc.ts";

@@ -1,0 +1,50 @@
+/**
+ * mopac's own blocks: agent profiles ("verticals") and default limits. This file
+ * only fixes their shape; what they mean is src/permission's job.
+ */
+import { z } from "zod";
+import { DurationSchema } from "./schema_runtime.ts";
+
+const Patterns = z.array(z.string());
+
+const LimitFields = {
+  max_turns: z.int().positive().optional().describe("Model requests per run"),
+  max_tokens: z.int().positive().optional().describe("Input plus output tokens per run"),
+  max_cost: z.number().nonnegative().optional().describe("USD per run"),
+  timeout: DurationSchema.optional().describe('Wall time per run (seconds or "10m")'),
+};
+
+export const LimitsSchema = z.strictObject(LimitFields);
+
+export const AgentSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    model: z.string().optional().describe('"large" (default), "small" or "provider/model"'),
+    prompt: z.string().optional().describe("Extra system prompt text"),
+    prompt_file: z.string().optional().describe("File with extra system prompt text"),
+    allowed_tools: z.array(z.string()).optional().describe("Built-in tools this profile may use"),
+    allowed_mcp: z
+      .record(z.string(), z.union([z.array(z.string()), z.literal(true)]))
+      .optional()
+      .describe("MCP server → tool names or globs, or true for every tool"),
+    bash: z.strictObject({ allow: Patterns.optional(), deny: Patterns.optional() }).optional(),
+    paths: z.strictObject({
+      read: Patterns.optional(),
+      write: Patterns.optional(),
+      deny: Patterns.optional(),
+    }).optional(),
+    fetch: z.strictObject({ hosts: Patterns.optional() }).optional(),
+    ...LimitFields,
+  })
+  .superRefine((agent, ctx) => {
+    if (agent.prompt !== undefined && agent.prompt_file !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["prompt_file"],
+        message: "set either prompt or prompt_file, not both",
+      });
+    }
+  });
+
+export type AgentConfig = z.output<typeof AgentSchema>;
+export type LimitsConfig = z.output<typeof LimitsSchema>;

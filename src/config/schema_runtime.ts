@@ -1,0 +1,136 @@
+/**
+ * `mcp`, `hooks`, `tools`, `options` and `permissions`: crush's blocks. Keys crush
+ * has for its TUI are accepted and ignored so a project's crush.json still loads.
+ */
+import { z } from "zod";
+import { DURATION_FORMS, parseDurationSeconds } from "./duration.ts";
+
+/** A duration in config: seconds or "90s" / "10m" / "1h30m"; validated config holds seconds. */
+export const DurationSchema = z
+  .union([z.number().nonnegative(), z.string()])
+  .describe(`Duration: ${DURATION_FORMS}`)
+  .transform((value, ctx) => {
+    const seconds = parseDurationSeconds(value);
+    if (seconds === undefined) {
+      ctx.issues.push({
+        code: "custom",
+        input: value,
+        message: `invalid duration ${JSON.stringify(value)}: expected ${DURATION_FORMS}`,
+      });
+      return z.NEVER;
+    }
+    return seconds;
+  });
+
+const StringMap = z.record(z.string(), z.string());
+
+/** crush's MCP block verbatim plus mopac's `required`; `type` is inferred like crush does. */
+export const McpServerSchema = z
+  .strictObject({
+    type: z.enum(["stdio", "sse", "http"]).optional().describe(
+      "Transport; default stdio with a command, http with a url",
+    ),
+    command: z.string().optional(),
+    args: z.array(z.string()).optional(),
+    env: StringMap.optional(),
+    url: z.string().optional(),
+    headers: StringMap.optional(),
+    disabled: z.boolean().optional(),
+    enabled_tools: z.array(z.string()).optional(),
+    disabled_tools: z.array(z.string()).optional(),
+    timeout: z.number().positive().default(10).describe("Seconds"),
+    required: z.boolean().optional().describe("mopac: failing to start ends the run (exit 6)"),
+    // crush keys without meaning here
+    sessionless: z.boolean().optional().describe("crush; ignored"),
+    oauth: z.boolean().optional().describe("crush; ignored"),
+    oauth_client_id: z.string().optional().describe("crush; ignored"),
+    oauth_client_secret: z.string().optional().describe("crush; ignored"),
+    oauth_callback_port: z.int().optional().describe("crush; ignored"),
+    channel_enabled: z.boolean().optional().describe("crush; ignored"),
+    channel_reply: z.unknown().optional().describe("crush; ignored"),
+  })
+  .superRefine((server, ctx) => {
+    const kind = server.type ?? (server.command === undefined && server.url ? "http" : "stdio");
+    if (kind === "stdio" && !server.command?.trim()) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["command"],
+        message: "a stdio server needs a command",
+      });
+    }
+    if (kind !== "stdio") {
+      if (!server.url) {
+        ctx.addIssue({ code: "custom", path: ["url"], message: `a ${kind} server needs a url` });
+      } else if (!/^https?:\/\//.test(server.url)) {
+        ctx.addIssue({ code: "custom", path: ["url"], message: "url must start with http(s)://" });
+      }
+    }
+  });
+
+export const HookSchema = z.strictObject({
+  name: z.string().optional(),
+  matcher: z
+    .string()
+    .optional()
+    .describe("Regular expression on the tool name; empty matches every tool")
+    .refine((m) => m === undefined || compiles(m), { message: "matcher is not a valid regex" }),
+  command: z.string().min(1).describe("Run with bash -c; the call's JSON arrives on stdin"),
+  timeout: z.int().positive().default(30).describe("Seconds"),
+});
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const HooksSchema = z.strictObject({ PreToolUse: z.array(HookSchema).optional() });
+
+export const ToolsSchema = z.strictObject({
+  ls: z.strictObject({
+    max_depth: z.int().nonnegative().optional(),
+    max_items: z.int().positive().optional(),
+  }).optional(),
+  grep: z.strictObject({ timeout: DurationSchema.optional() }).optional(),
+  glob: z.strictObject({ timeout: DurationSchema.optional() }).optional(),
+  bash: z.strictObject({
+    timeout: DurationSchema.optional().describe("Default time limit of a command"),
+    background_after: DurationSchema.optional().describe("Move a command to the background after"),
+  }).optional(),
+  fetch: z.strictObject({ timeout: DurationSchema.optional() }).optional(),
+});
+
+export const OptionsSchema = z.strictObject({
+  context_paths: z.array(z.string()).optional(),
+  global_context_paths: z.array(z.string()).optional(),
+  skills_paths: z.array(z.string()).optional(),
+  disabled_skills: z.array(z.string()).optional(),
+  disabled_tools: z.array(z.string()).optional(),
+  disable_auto_summarize: z.boolean().optional(),
+  data_directory: z.string().optional().describe("Relative to the project root; default .mopac"),
+  default_agent: z.string().optional().describe(
+    'Agent profile when -a is not given; default "coder"',
+  ),
+  request_timeout: z.int().nonnegative().optional().describe(
+    "Seconds without stream activity before a request is aborted; 0 disables",
+  ),
+  disable_default_providers: z.boolean().optional().describe("Hide the built-in catalog providers"),
+  debug: z.boolean().optional(),
+  // crush keys for its TUI and services: accepted, ignored
+  tui: z.unknown().optional().describe("crush; ignored"),
+  debug_lsp: z.boolean().optional().describe("crush; ignored"),
+  disable_provider_auto_update: z.boolean().optional().describe("crush; ignored"),
+  attribution: z.unknown().optional().describe("crush; ignored"),
+  disable_metrics: z.boolean().optional().describe("crush; ignored"),
+  initialize_as: z.string().optional().describe("crush; ignored"),
+  auto_lsp: z.boolean().optional().describe("crush; ignored"),
+  progress: z.boolean().optional().describe("crush; ignored"),
+  notifications: z.string().optional().describe("crush; ignored"),
+});
+
+export const PermissionsSchema = z.strictObject({
+  allowed_tools: z.array(z.string()).optional().describe("Narrows every agent profile"),
+});

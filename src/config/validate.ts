@@ -1,0 +1,72 @@
+/**
+ * Validation of the merged config. Each zod issue is traced back through the
+ * source map to the layer that supplied the value and, for files, to the
+ * `file:line:col` of the key or value, so the error points where the fix goes.
+ */
+import type { z } from "zod";
+import { ConfigError } from "../util/errors.ts";
+import { type Config, ConfigSchema } from "./schema.ts";
+import { dotted } from "./expand.ts";
+import { type JsonPath, locate } from "./jsonc.ts";
+import type { Layer } from "./layers.ts";
+import type { SourceMap } from "./merge.ts";
+
+interface Problem {
+  message: string;
+  where: string;
+  layer: number;
+  offset: number;
+}
+
+const MAX_LISTED = 5;
+
+export function validateMerged(merged: unknown, layers: Layer[], sources: SourceMap): Config {
+  const result = ConfigSchema.safeParse(merged);
+  if (result.success) return result.data;
+  const problems = result.error.issues.flatMap((issue) => describe(issue, layers, sources));
+  problems.sort((a, b) => a.layer - b.layer || a.offset - b.offset);
+  const [first, ...rest] = problems;
+  let message = first.message;
+  if (rest.length > 0) {
+    const listed = rest.slice(0, MAX_LISTED).map((p) => `\n  ${p.where}: ${p.message}`).join("");
+    const more = rest.length > MAX_LISTED ? `\n  … and ${rest.length - MAX_LISTED} more` : "";
+    message += `\n${rest.length} more problem${rest.length > 1 ? "s" : ""}:${listed}${more}`;
+  }
+  return fail(message, first.where);
+}
+
+function fail(message: string, where: string): never {
+  throw new ConfigError(message, {
+    where,
+    hint: "`mopac schema` prints every key the config accepts",
+  });
+}
+
+function describe(issue: z.core.$ZodIssue, layers: Layer[], sources: SourceMap): Problem[] {
+  const path = issue.path.filter((p) => typeof p !== "symbol") as JsonPath;
+  if (issue.code === "unrecognized_keys") {
+    return issue.keys.map((key) => {
+      const at = [...path, key];
+      return { ...where(at, true, layers, sources), message: `unknown key "${dotted(at)}"` };
+    });
+  }
+  const text = issue.code === "invalid_union"
+    ? "value has the wrong type"
+    : issue.message.replace(/^Invalid input: /, "");
+  const subject = path.length > 0 ? `${dotted(path)}: ` : "";
+  return [{ ...where(path, false, layers, sources), message: subject + text }];
+}
+
+function where(
+  path: JsonPath,
+  atKey: boolean,
+  layers: Layer[],
+  sources: SourceMap,
+): { where: string; layer: number; offset: number } {
+  const found = sources.find(path);
+  if (!found) return { where: "config", layer: -1, offset: 0 };
+  const layer = layers[found.ref.layer];
+  if (!layer.parsed) return { where: layer.name, layer: found.ref.layer, offset: 0 };
+  const spot = locate(layer.parsed, [...found.ref.path, ...found.rest], atKey);
+  return { ...spot, layer: found.ref.layer };
+}
