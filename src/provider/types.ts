@@ -60,7 +60,13 @@ export interface FinishPart {
   message?: string;
 }
 
-export type Part = TextPart | ReasoningPart | ToolCallPart | ToolResultPart | ImagePart | FinishPart;
+export type Part =
+  | TextPart
+  | ReasoningPart
+  | ToolCallPart
+  | ToolResultPart
+  | ImagePart
+  | FinishPart;
 
 export interface Usage {
   input_tokens: number;

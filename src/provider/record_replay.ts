@@ -1,0 +1,169 @@
+/**
+ * Cassettes: `--record FILE` appends one JSONL entry per attempt (request body
+ * with secrets removed, URL path, raw response status/headers/SSE text);
+ * `--replay FILE` is a fetch that serves those entries in order without any
+ * network and fails clearly when the run asks for more, or for another model or
+ * tool set, than was recorded. Failed attempts are recorded too, so a replay
+ * goes through the same retries as the recorded run.
+ */
+import { ProviderError } from "./errors.ts";
+import type { Exchange } from "./attempt_fetch.ts";
+
+export interface CassetteEntry {
+  request: { path: string; body: unknown };
+  response: { status: number; headers: Record<string, string>; body: string };
+}
+
+const REDACTED = "[REDACTED]";
+const SECRET_KEYS =
+  /^(api[-_]?key|x-api-key|authorization|proxy-authorization|password|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|token|cookie|set-cookie)$/i;
+/** Dropped on record: they describe the original transfer, not this body. */
+const TRANSFER_HEADERS = /^(content-length|content-encoding|transfer-encoding)$/i;
+
+export class Recorder {
+  constructor(private readonly path: string, private readonly secrets: string[] = []) {}
+
+  async write(ex: Exchange): Promise<void> {
+    let body: unknown = ex.requestBody;
+    try {
+      body = JSON.parse(ex.requestBody);
+    } catch {
+      // Not JSON: kept as text, still scrubbed below.
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(ex.headers)) {
+      if (!SECRET_KEYS.test(k) && !TRANSFER_HEADERS.test(k)) headers[k] = this.hide(v);
+    }
+    const entry: CassetteEntry = {
+      request: { path: urlPath(ex.url), body: this.scrub(body) },
+      response: { status: ex.status, headers, body: this.hide(ex.text()) },
+    };
+    try {
+      await Deno.writeTextFile(this.path, JSON.stringify(entry) + "\n", { append: true });
+    } catch (e) {
+      throw new ProviderError("bad_request", `cannot write the cassette ${this.path}: ${e}`, {
+        retryable: false,
+        cause: e,
+      });
+    }
+  }
+
+  private scrub(v: unknown): unknown {
+    if (typeof v === "string") return this.hide(v);
+    if (Array.isArray(v)) return v.map((x) => this.scrub(x));
+    if (v && typeof v === "object") {
+      return Object.fromEntries(
+        Object.entries(v).map(([k, x]) => [k, SECRET_KEYS.test(k) ? REDACTED : this.scrub(x)]),
+      );
+    }
+    return v;
+  }
+
+  /** Removes every known secret value wherever it appears in a string. */
+  private hide(s: string): string {
+    let out = s;
+    for (const secret of this.secrets) {
+      if (secret.length >= 4) out = out.replaceAll(secret, REDACTED);
+    }
+    return out;
+  }
+}
+
+/**
+ * Where each cassette is in this process. Every provider of a run (large model,
+ * small model, sub-agents) replays the same file, so they share one position.
+ */
+const cursors = new Map<string, { entries: Promise<CassetteEntry[]>; next: number }>();
+
+/** A fetch that answers from a cassette and never touches the network. */
+export function replayFetch(path: string): typeof fetch {
+  return async (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    let cursor = cursors.get(path);
+    if (!cursor) {
+      cursor = { entries: loadCassette(path), next: 0 };
+      cursors.set(path, cursor);
+    }
+    const entries = await cursor.entries;
+    // Read and advance with no await in between, so concurrent requests get distinct entries;
+    // a refused request does not move the cassette on.
+    const n = cursor.next;
+    const wanted = describe(parseBody(init?.body));
+    if (n >= entries.length) {
+      throw replayError(
+        `the cassette ${path} holds ${entries.length} request(s); the run asked for request #${
+          n + 1
+        } (${wanted.text}), which it lacks`,
+      );
+    }
+    const entry = entries[n];
+    const recorded = describe(entry.request.body);
+    if (recorded.model !== wanted.model || recorded.tools !== wanted.tools) {
+      throw replayError(
+        `the cassette ${path} recorded request #${n + 1} for ${recorded.text}, ` +
+          `but this run asks for ${wanted.text}`,
+      );
+    }
+    cursor.next = n + 1;
+    return new Response(entry.response.body, {
+      status: entry.response.status,
+      headers: entry.response.headers,
+    });
+  };
+}
+
+export async function loadCassette(path: string): Promise<CassetteEntry[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    throw replayError(`cannot read the cassette ${path}: ${e instanceof Error ? e.message : e}`);
+  }
+  const out: CassetteEntry[] = [];
+  text.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    try {
+      const entry = JSON.parse(line) as CassetteEntry;
+      if (typeof entry?.response?.status !== "number" || typeof entry.response.body !== "string") {
+        throw new Error("no response status/body");
+      }
+      out.push(entry);
+    } catch (e) {
+      throw replayError(`the cassette ${path} is broken at line ${i + 1}: ${(e as Error).message}`);
+    }
+  });
+  return out;
+}
+
+function replayError(message: string): ProviderError {
+  return new ProviderError("bad_request", message, {
+    retryable: false,
+    hint: "record the run again with --record",
+  });
+}
+
+function parseBody(body: unknown): unknown {
+  if (typeof body !== "string") return undefined;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(body: unknown): { model: string; tools: string; text: string } {
+  const b = (body ?? {}) as { model?: unknown; tools?: unknown };
+  const model = typeof b.model === "string" ? b.model : "?";
+  const names = Array.isArray(b.tools)
+    ? b.tools.map((t) => (t as { function?: { name?: string } })?.function?.name ?? "?")
+    : [];
+  const tools = names.join(", ");
+  return { model, tools, text: `model ${model} with tools [${tools}]` };
+}
+
+function urlPath(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}

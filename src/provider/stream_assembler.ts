@@ -1,0 +1,210 @@
+/**
+ * Builds one assistant turn from chat-completion chunks, emitting StreamEvents
+ * as pieces arrive. It accepts what real providers send rather than what the
+ * spec says: tool calls without `index`, indexes starting at 1, the same index
+ * reused for a second call with a new id, continuation deltas with `"id":""`,
+ * repeated header deltas, whole calls in one chunk, usage repeated or
+ * cumulative or under `x_groq`, `finish_reason` repeated, reset to null or
+ * never sent. One assembler serves one attempt: a retry starts a new one.
+ */
+import type {
+  FinishReason,
+  ReasoningPart,
+  StreamEvent,
+  TextPart,
+  ToolCallPart,
+  Usage,
+} from "./types.ts";
+import { mergeDetail, type RawToolCallDelta, readDelta } from "./delta_reader.ts";
+import { parseUsage } from "./usage.ts";
+
+type OutPart = TextPart | ReasoningPart | ToolCallPart;
+
+interface CallSlot {
+  providerIndex?: number;
+  id: string;
+  name: string;
+  /** Arguments that arrived before the name, held until the call can start. */
+  pending: string;
+  part?: ToolCallPart;
+  /** Our index for events: started calls in arrival order, from 0. */
+  ordinal: number;
+}
+
+export interface AssembledTurn {
+  parts: OutPart[];
+  /** Undefined when the stream carried no usable finish_reason. */
+  finishReason?: FinishReason;
+  usage?: Usage;
+}
+
+export function newToolCallId(): string {
+  return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+export class StreamAssembler {
+  readonly parts: OutPart[] = [];
+  private readonly calls: CallSlot[] = [];
+  private finishRaw?: string;
+  private usage?: Usage;
+  private groqUsage?: Usage;
+  private started = 0;
+
+  constructor(
+    private readonly emit: (e: StreamEvent) => void,
+    private readonly makeId: () => string = newToolCallId,
+  ) {}
+
+  push(chunk: unknown): void {
+    if (!chunk || typeof chunk !== "object") return;
+    const c = chunk as Record<string, unknown>;
+    this.takeUsage(c);
+    if (!Array.isArray(c.choices)) return;
+    for (const choice of c.choices) {
+      if (!choice || typeof choice !== "object") continue;
+      const ch = choice as Record<string, unknown>;
+      // Only the first choice is ours (n=1); some servers omit `index`.
+      if (typeof ch.index === "number" && ch.index !== 0) continue;
+      this.takeDelta(ch.delta);
+      if (typeof ch.finish_reason === "string" && ch.finish_reason !== "") {
+        this.finishRaw = ch.finish_reason;
+      }
+    }
+  }
+
+  /** What arrived so far; `finishReason` is normalised, tool calls get final ids and inputs. */
+  result(): AssembledTurn {
+    for (const slot of this.calls) {
+      if (slot.part && slot.part.input.trim() === "") slot.part.input = "{}";
+    }
+    const hasCalls = this.parts.some((p) => p.type === "tool_call");
+    let finishReason = this.finishRaw === undefined ? undefined : normalizeFinish(this.finishRaw);
+    if (finishReason === "stop" && hasCalls) finishReason = "tool_calls";
+    return { parts: this.parts, finishReason, usage: this.usage ?? this.groqUsage };
+  }
+
+  get hasToolCalls(): boolean {
+    return this.parts.some((p) => p.type === "tool_call");
+  }
+
+  private takeUsage(c: Record<string, unknown>): void {
+    const u = parseUsage(c.usage);
+    // Cumulative usage grows chunk by chunk and repeated usage is identical, so
+    // the latest non-empty one is right; an all-zero trailer must not erase it.
+    if (u && (u.input_tokens > 0 || u.output_tokens > 0 || !this.usage)) this.usage = u;
+    const groq = parseUsage((c.x_groq as { usage?: unknown } | undefined)?.usage);
+    if (groq) this.groqUsage = groq;
+  }
+
+  private takeDelta(raw: unknown): void {
+    const delta = readDelta(raw);
+    for (const piece of delta.pieces) this.appendText(piece.kind, piece.text);
+    if (delta.details.length > 0) {
+      const part = this.currentReasoning();
+      part.details ??= [];
+      for (const d of delta.details) mergeDetail(part.details as Record<string, unknown>[], d);
+    }
+    for (const tc of delta.toolCalls) this.takeToolCall(tc);
+  }
+
+  private appendText(kind: "text" | "reasoning", text: string): void {
+    const last = this.parts[this.parts.length - 1];
+    if (last && last.type === kind) last.text += text;
+    else this.parts.push(kind === "text" ? { type: "text", text } : { type: "reasoning", text });
+    this.emit({ type: kind, delta: text });
+  }
+
+  private currentReasoning(): ReasoningPart {
+    const last = this.parts[this.parts.length - 1];
+    if (last && last.type === "reasoning") return last;
+    const part: ReasoningPart = { type: "reasoning", text: "" };
+    this.parts.push(part);
+    return part;
+  }
+
+  private takeToolCall(tc: RawToolCallDelta): void {
+    const index = typeof tc.index === "number" ? tc.index : undefined;
+    const id = typeof tc.id === "string" && tc.id !== "" ? tc.id : undefined;
+    const fn = tc.function ?? {};
+    const name = typeof fn.name === "string" ? fn.name : "";
+    const args = typeof fn.arguments === "string"
+      ? fn.arguments
+      : fn.arguments && typeof fn.arguments === "object"
+      ? JSON.stringify(fn.arguments)
+      : "";
+
+    let slot = this.findSlot(index, id);
+    if (!slot) {
+      slot = { providerIndex: index, id: "", name: "", pending: "", ordinal: -1 };
+      this.calls.push(slot);
+    }
+    // An empty or repeated id never overwrites the first real one, and a header
+    // delta sent twice must not make "weatherweather".
+    if (id && !slot.id) slot.id = id;
+    if (name && !slot.name) slot.name = name;
+    if (!slot.part && slot.name) this.startCall(slot);
+    if (!args) return;
+    if (!slot.part) {
+      slot.pending += args;
+      return;
+    }
+    // A provider that resends the whole call repeats complete arguments verbatim.
+    if (args === slot.part.input && isCompleteJson(args)) return;
+    slot.part.input += args;
+    this.emit({ type: "tool_call_delta", index: slot.ordinal, delta: args });
+  }
+
+  private findSlot(index: number | undefined, id: string | undefined): CallSlot | undefined {
+    if (index !== undefined) {
+      const found = this.calls.findLast((s) => s.providerIndex === index);
+      // Some servers number every call 0; a new id at a used index is a new call.
+      if (found && id && found.id && found.id !== id) return undefined;
+      return found;
+    }
+    if (id) return this.calls.find((s) => s.id === id);
+    return this.calls[this.calls.length - 1];
+  }
+
+  private startCall(slot: CallSlot): void {
+    if (!slot.id) slot.id = this.makeId();
+    slot.ordinal = this.started++;
+    slot.part = { type: "tool_call", id: slot.id, name: slot.name, input: "" };
+    this.parts.push(slot.part);
+    this.emit({ type: "tool_call_start", index: slot.ordinal, id: slot.id, name: slot.name });
+    if (slot.pending) {
+      slot.part.input = slot.pending;
+      this.emit({ type: "tool_call_delta", index: slot.ordinal, delta: slot.pending });
+      slot.pending = "";
+    }
+  }
+}
+
+export function normalizeFinish(raw: string): FinishReason {
+  switch (raw.toLowerCase()) {
+    case "length":
+    case "max_tokens":
+    case "model_length":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+    case "tool_use":
+      return "tool_calls";
+    case "content_filter":
+    case "safety":
+    case "recitation":
+      return "content_filter";
+    case "error":
+      return "error";
+    default:
+      return "stop";
+  }
+}
+
+function isCompleteJson(s: string): boolean {
+  try {
+    JSON.parse(s);
+    return s.trim() !== "";
+  } catch {
+    return false;
+  }
+}
