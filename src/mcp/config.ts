@@ -1,0 +1,76 @@
+/**
+ * One MCP server's configuration, as the config loader hands it over (crush's block
+ * verbatim plus mopac's `required`; `$VAR`/`$(cmd)` already expanded), and the few
+ * derived values every other MCP module needs: the transport kind and the time limits.
+ */
+
+export type McpTransportKind = "stdio" | "sse" | "http";
+
+export interface McpServerConfig {
+  type?: McpTransportKind;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  disabled?: boolean;
+  enabled_tools?: string[];
+  disabled_tools?: string[];
+  /** Seconds; bounds connecting and each call without progress. Default 10. */
+  timeout?: number;
+  /** A failure to start ends the run (exit 6). */
+  required?: boolean;
+}
+
+export const DEFAULT_TIMEOUT_S = 10;
+
+/**
+ * Progress notifications extend a call's timeout, but never beyond this many times
+ * the server's timeout (and at least MIN_TOTAL_MS), so a server that keeps reporting
+ * progress forever still ends.
+ */
+const TOTAL_FACTOR = 30;
+const MIN_TOTAL_MS = 5 * 60_000;
+
+/** crush infers the kind when `type` is left out: a command means stdio, a URL means http. */
+export function transportKind(cfg: McpServerConfig): McpTransportKind {
+  if (cfg.type) return cfg.type;
+  return cfg.command === undefined && cfg.url !== undefined ? "http" : "stdio";
+}
+
+export function timeoutMs(cfg: McpServerConfig): number {
+  const s = cfg.timeout;
+  return (typeof s === "number" && Number.isFinite(s) && s > 0 ? s : DEFAULT_TIMEOUT_S) * 1000;
+}
+
+export function maxTotalMs(cfg: McpServerConfig): number {
+  return Math.max(timeoutMs(cfg) * TOTAL_FACTOR, MIN_TOTAL_MS);
+}
+
+/** Why this config cannot be started, or undefined when it can (checked before any spawn). */
+export function configProblem(cfg: McpServerConfig): string | undefined {
+  const kind = transportKind(cfg);
+  if (kind === "stdio") {
+    if (!cfg.command || cfg.command.trim() === "") return "stdio server has no `command`";
+    return undefined;
+  }
+  if (!cfg.url) return `${kind} server has no \`url\``;
+  let url: URL;
+  try {
+    url = new URL(cfg.url);
+  } catch {
+    return `invalid url ${JSON.stringify(cfg.url)}`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `url must be http(s), got ${JSON.stringify(url.protocol)}`;
+  }
+  return undefined;
+}
+
+/** Whether a server tool passes the `enabled_tools` / `disabled_tools` filters. */
+export function toolAllowed(cfg: McpServerConfig, tool: string): boolean {
+  if (cfg.enabled_tools && cfg.enabled_tools.length > 0 && !cfg.enabled_tools.includes(tool)) {
+    return false;
+  }
+  return !(cfg.disabled_tools ?? []).includes(tool);
+}

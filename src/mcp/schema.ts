@@ -1,0 +1,93 @@
+/**
+ * Makes an MCP tool's input schema acceptable to strict OpenAI-compatible endpoints.
+ * They want a plain object schema at the top: `type: "object"`, a `properties` map,
+ * and none of `$schema`, `oneOf`/`anyOf`/`allOf`, `enum`, `not` there. Servers send
+ * all of these (zod-generated schemas carry `$schema`; unions become `anyOf`).
+ * Nested schemas are left as the server wrote them, except for two repairs that
+ * validators commonly demand: arrays get `items`, objects get `properties`.
+ */
+
+type Schema = Record<string, unknown>;
+
+const DROPPED_TOP_KEYS = ["$schema", "$id", "oneOf", "anyOf", "allOf", "not", "enum", "const"];
+
+function isObject(v: unknown): v is Schema {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** The object-shaped variants of a top-level union, merged into one object schema. */
+function mergeVariants(variants: unknown[], mode: "any" | "all"): Schema {
+  const properties: Schema = {};
+  let required: string[] | undefined;
+  for (const variant of variants) {
+    if (!isObject(variant)) continue;
+    if (isObject(variant.properties)) {
+      for (const [key, value] of Object.entries(variant.properties)) {
+        if (!(key in properties)) properties[key] = value;
+      }
+    }
+    const req = stringList(variant.required);
+    if (mode === "all") required = [...new Set([...(required ?? []), ...req])];
+    // For a choice between variants only what every variant requires is required.
+    else required = required === undefined ? req : required.filter((r) => req.includes(r));
+  }
+  return { properties, required: required ?? [] };
+}
+
+export function normalizeInputSchema(input: unknown): Schema {
+  const src: Schema = isObject(input) ? structuredClone(input) : {};
+  let properties: Schema = isObject(src.properties) ? { ...src.properties } : {};
+  let required = stringList(src.required);
+
+  for (const [key, mode] of [["allOf", "all"], ["anyOf", "any"], ["oneOf", "any"]] as const) {
+    const variants = src[key];
+    if (!Array.isArray(variants) || variants.length === 0) continue;
+    const merged = mergeVariants(variants, mode);
+    properties = { ...(merged.properties as Schema), ...properties };
+    const mergedReq = merged.required as string[];
+    required = [...new Set([...required, ...mergedReq])];
+  }
+
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(src)) {
+    if (!DROPPED_TOP_KEYS.includes(key)) out[key] = value;
+  }
+  out.type = "object";
+  for (const [key, value] of Object.entries(properties)) properties[key] = repair(value);
+  out.properties = properties;
+  const known = required.filter((r) => r in properties);
+  if (known.length > 0) out.required = known;
+  else delete out.required;
+  return out;
+}
+
+/** The two nested repairs; recursion follows properties, items and combinators. */
+function repair(node: unknown, depth = 0): unknown {
+  if (!isObject(node) || depth > 32) return node;
+  const out: Schema = { ...node };
+  const types = Array.isArray(out.type) ? out.type : [out.type];
+  if (types.includes("array") && out.items === undefined) out.items = {};
+  if (types.includes("object") && out.properties === undefined && !out.additionalProperties) {
+    out.properties = {};
+  }
+  if (isObject(out.properties)) {
+    out.properties = Object.fromEntries(
+      Object.entries(out.properties).map(([k, v]) => [k, repair(v, depth + 1)]),
+    );
+  }
+  if (out.items !== undefined) {
+    out.items = Array.isArray(out.items)
+      ? out.items.map((v) => repair(v, depth + 1))
+      : repair(out.items, depth + 1);
+  }
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    if (Array.isArray(out[key])) {
+      out[key] = (out[key] as unknown[]).map((v) => repair(v, depth + 1));
+    }
+  }
+  return out;
+}

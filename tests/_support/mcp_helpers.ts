@@ -1,0 +1,68 @@
+/** Shared bits of the MCP tests: fixture configs, a tool context, process checks. */
+import type { McpServerConfig } from "../../src/mcp/config.ts";
+import type { Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+
+export const FIXTURE = new URL("./mcp_fixture_server.ts", import.meta.url).pathname;
+
+/** The fixture over stdio, run by the same Deno as the tests. */
+export function fixtureStdio(extra: Partial<McpServerConfig> = {}, args: string[] = []) {
+  return {
+    command: Deno.execPath(),
+    args: ["run", "-A", "--no-lock", FIXTURE, "stdio", ...args],
+    ...extra,
+  } satisfies McpServerConfig;
+}
+
+export function toolContext(opts: { attachments?: boolean; signal?: AbortSignal } = {}) {
+  return {
+    session_id: "test",
+    workspace: Deno.cwd(),
+    state: { viewed: new Map(), todos: [], shell: { cwd: Deno.cwd(), env: {} } },
+    signal: opts.signal ?? new AbortController().signal,
+    env: {},
+    attachments: opts.attachments ?? false,
+    recordChange() {},
+    stateChanged() {},
+  } satisfies ToolContext;
+}
+
+export function findTool(tools: Tool[], name: string): Tool {
+  const tool = tools.find((t) => t.name === name);
+  if (!tool) throw new Error(`no tool ${name}; have ${tools.map((t) => t.name).join(", ")}`);
+  return tool;
+}
+
+export async function runTool(
+  tools: Tool[],
+  name: string,
+  input: unknown = {},
+  ctx = toolContext(),
+): Promise<ToolOutput> {
+  const tool = findTool(tools, name);
+  return await tool.run(tool.parse(input), ctx);
+}
+
+/** Processes whose command line contains `marker`, from `ps` (zombies show as `<defunct>`). */
+export async function processesMatching(marker: string): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid,pgid,stat,args"] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((line) => line.includes(marker) && !line.includes("ps -eo"));
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+export function processGone(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // A zombie (state Z) has exited; only its entry is left for the parent to reap.
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The fixture server over each transport (stdio, Streamable HTTP, legacy SSE): tool
+ * listing and naming, result mapping, progress extending the timeout, a hung call
+ * timing out into a tool error, cancellation, and the server's instructions.
+ */
+import assert from "node:assert/strict";
+import { createMcpManager } from "../../src/mcp/manager.ts";
+import type { McpServerConfig } from "../../src/mcp/config.ts";
+import {
+  FIXTURE_INSTRUCTIONS,
+  startFixtureHttp,
+  TINY_PNG,
+} from "../_support/mcp_fixture_server.ts";
+import { fixtureStdio, runTool, toolContext } from "../_support/mcp_helpers.ts";
+
+const FIXTURE_TOOLS = [
+  "add",
+  "add_tool",
+  "ask",
+  "crash",
+  "drop_sessions",
+  "echo",
+  "fail",
+  "hang",
+  "image",
+  "pid",
+  "roots",
+  "slow",
+  "structured",
+];
+
+async function exercise(cfg: McpServerConfig) {
+  const logDir = await Deno.makeTempDir();
+  const manager = createMcpManager({ fx: { ...cfg, timeout: 0.5 } }, { logDir });
+  try {
+    const statuses = await manager.start();
+    assert.deepEqual(statuses, [{ name: "fx", status: "connected", tools: FIXTURE_TOOLS.length }]);
+    manager.assertRequired();
+    const tools = manager.tools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), FIXTURE_TOOLS.map((t) => `mcp_fx_${t}`));
+    assert.deepEqual(tools.find((t) => t.name === "mcp_fx_echo")?.mcp, {
+      server: "fx",
+      tool: "echo",
+    });
+    assert.deepEqual(manager.instructions(), [{ server: "fx", text: FIXTURE_INSTRUCTIONS }]);
+
+    assert.deepEqual(await runTool(tools, "mcp_fx_echo", { text: "héllo" }), { content: "héllo" });
+    assert.deepEqual(await runTool(tools, "mcp_fx_add", { a: 2, b: 40 }), { content: "42" });
+    assert.deepEqual(await runTool(tools, "mcp_fx_fail"), {
+      content: "fixture failure",
+      is_error: true,
+    });
+
+    const withImages = await runTool(tools, "mcp_fx_image", {}, toolContext({ attachments: true }));
+    assert.deepEqual(withImages.images, [{
+      type: "image",
+      mime_type: "image/png",
+      data: TINY_PNG,
+    }]);
+    const noImages = await runTool(tools, "mcp_fx_image");
+    assert.equal(noImages.images, undefined);
+    assert.match(noImages.content, /^\[image omitted: image\/png, \d+ B/);
+
+    const structured = await runTool(tools, "mcp_fx_structured");
+    assert.deepEqual(JSON.parse(structured.content), { answer: 42, unit: "widgets" });
+
+    // 3 × 250 ms is longer than the 0.5 s timeout; progress after each step extends it.
+    assert.deepEqual(await runTool(tools, "mcp_fx_slow", { steps: 3, ms: 250 }), {
+      content: "done after 3 steps",
+    });
+
+    const hung = await runTool(tools, "mcp_fx_hang");
+    assert.equal(hung.is_error, true);
+    assert.match(hung.content, /did not answer within 0\.5s/);
+
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 50);
+    const cancelled = await runTool(
+      tools,
+      "mcp_fx_hang",
+      {},
+      toolContext({ signal: abort.signal }),
+    );
+    assert.deepEqual(cancelled, { content: "the call was cancelled", is_error: true });
+
+    // The connection still works after a timeout and a cancellation.
+    assert.deepEqual(await runTool(tools, "mcp_fx_add", { a: 1, b: 1 }), { content: "2" });
+  } finally {
+    await manager.close();
+    await Deno.remove(logDir, { recursive: true });
+  }
+}
+
+Deno.test("fixture over stdio", async () => {
+  await exercise(fixtureStdio());
+});
+
+Deno.test("fixture over streamable HTTP", async () => {
+  const server = await startFixtureHttp("http");
+  try {
+    await exercise({ type: "http", url: server.url });
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("fixture over legacy SSE", async () => {
+  const server = await startFixtureHttp("sse");
+  try {
+    await exercise({ type: "sse", url: server.url });
+  } finally {
+    await server.close();
+  }
+});
