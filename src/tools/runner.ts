@@ -94,6 +94,8 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
             is_error: out.is_error === true,
             ...(out.images?.length ? { images: out.images } : {}),
           },
+          usage: out.usage,
+          cost_usd: out.cost_usd,
         };
       } catch (err) {
         if (signal.aborted) {

@@ -3,7 +3,13 @@
  * (`registry.ts`); MCP tools are adapted to the same interface. Every call goes
  * through `runner.ts`: validate, gate, run, truncate, record.
  */
-import type { ImagePart, ToolCallPart, ToolResultPart, ToolSpec } from "../provider/types.ts";
+import type {
+  ImagePart,
+  ToolCallPart,
+  ToolResultPart,
+  ToolSpec,
+  Usage,
+} from "../provider/types.ts";
 import type { Access, Denial } from "../permission/types.ts";
 
 /** One before/after pair of a file changed by a tool. */
@@ -17,6 +23,8 @@ export interface FileChange {
 export interface TodoItem {
   content: string;
   status: "pending" | "in_progress" | "completed";
+  /** The present-continuous form shown while the item is in progress (crush). */
+  active_form?: string;
 }
 
 /**
@@ -50,6 +58,9 @@ export interface ToolOutput {
   content: string;
   is_error?: boolean;
   images?: ImagePart[];
+  /** Model usage spent inside the tool (sub-agents); counts against the run's limits. */
+  usage?: Usage;
+  cost_usd?: number;
 }
 
 export interface Tool {
@@ -69,6 +80,8 @@ export interface Tool {
 export interface ToolRunResult {
   result: ToolResultPart;
   denial?: Denial;
+  usage?: Usage;
+  cost_usd?: number;
 }
 
 /** What the agent loop sees of the tools. */

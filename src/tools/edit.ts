@@ -1,0 +1,109 @@
+/**
+ * `edit`: replace an exact string in a file (or create a file when old_string is
+ * empty). Matching happens on the LF text the model saw in `view`; the result is
+ * written back with the file's own BOM and line endings, and the result shows a
+ * unified diff.
+ */
+import * as path from "node:path";
+import { z } from "zod";
+import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { diffBlock, unifiedDiff } from "./fs/diff.ts";
+import { commitWrite, loadText, requireFreshView, statTarget } from "./fs/editable.ts";
+import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { isWithin } from "./fs/paths.ts";
+import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { applyReplacement } from "./fs/replace.ts";
+import { applyStyle } from "./fs/text.ts";
+
+export interface EditToolOptions {
+  /** Largest file edited in memory (default 10 MB). */
+  maxFileBytes?: number;
+}
+
+const schema = z.object({
+  file_path: z.string().min(1).describe(
+    "Path of the file to change (absolute, or relative to the workspace)",
+  ),
+  old_string: z.string().describe("Exact text to replace; empty to create a new file"),
+  new_string: z.string().describe("Text to put in its place"),
+  replace_all: z.boolean().optional().describe(
+    "Replace every occurrence of old_string (default false)",
+  ),
+});
+export type EditInput = z.output<typeof schema>;
+
+const DESCRIPTION = `Edit a file by replacing exact text.
+- old_string must match the file exactly (every space, tab and line break) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
+- Empty old_string creates a new file containing new_string (parent folders are created); it fails if the file exists and is not empty.
+- Empty new_string deletes old_string.
+- The file must have been viewed in this session and not changed since; otherwise view it again.
+- Line endings (CRLF) and a byte-order mark are kept as they were. The result shows a unified diff.
+- For several changes to one file use multiedit; to replace a whole file use write; to move or delete files use bash.`;
+
+export function createEditTool(options: EditToolOptions = {}): Tool {
+  return {
+    name: "edit",
+    description: DESCRIPTION,
+    parameters: jsonSchemaOf(schema),
+    parse: (input) => parseArgs(schema, input),
+    async access(input, ctx) {
+      const args = input as EditInput;
+      const { real } = await resolveForAccess(args, args.file_path, ctx.workspace);
+      return { reads: [real], writes: [real] };
+    },
+    run: (input, ctx) =>
+      asToolError(async () => {
+        const args = input as EditInput;
+        const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
+        const info = await statTarget(real, absolute);
+        const label = diffLabel(ctx, absolute);
+        if (args.old_string === "") {
+          return await createFile(ctx, real, absolute, label, info, args.new_string);
+        }
+        if (info === null) {
+          throw new ToolFailure(
+            `File not found: ${absolute}. To create it, call edit with an empty old_string, or use write.`,
+          );
+        }
+        requireFreshView(ctx, real, info, absolute);
+        const file = await loadText(real, info, absolute, options.maxFileBytes);
+        const { text, count } = applyReplacement(file.text, args);
+        await commitWrite(ctx, real, file.raw, applyStyle(text, file.style));
+        const diff = unifiedDiff(label, file.text, text);
+        const what = args.new_string === "" ? "deleted" : "replaced";
+        return {
+          content: `Edited ${absolute}: ${what} ${count} occurrence${count === 1 ? "" : "s"} ` +
+            `(+${diff.additions} -${diff.removals}).\n\n${diffBlock(diff)}`,
+        };
+      }),
+  };
+}
+
+/** Creation through an empty old_string: allowed when the file is absent or empty. */
+export async function createFile(
+  ctx: ToolContext,
+  real: string,
+  shown: string,
+  label: string,
+  info: Deno.FileInfo | null,
+  content: string,
+): Promise<ToolOutput> {
+  if (info !== null && info.size > 0) {
+    throw new ToolFailure(
+      `File already exists and is not empty: ${shown}. To change it, view it and give the text ` +
+        `to replace as old_string; to replace all of it, use write.`,
+    );
+  }
+  await commitWrite(ctx, real, info === null ? null : "", content);
+  const diff = unifiedDiff(label, info === null ? null : "", content);
+  return {
+    content: `Created ${shown} (${diff.additions} line${diff.additions === 1 ? "" : "s"}).\n\n` +
+      diffBlock(diff),
+  };
+}
+
+/** Name used in diff headers: workspace-relative when inside it. */
+export function diffLabel(ctx: ToolContext, absolute: string): string {
+  return isWithin(ctx.workspace, absolute) ? path.relative(ctx.workspace, absolute) : absolute;
+}

@@ -1,0 +1,111 @@
+/**
+ * Reads a window of lines from a file of any size with bounded memory: lines
+ * before the window are only counted (newline bytes, never decoded), each line
+ * keeps at most `maxLineChars` characters, and reading stops once the window is
+ * full. A 1 GB log costs a scan up to the offset, never a 1 GB string.
+ */
+
+export interface LineWindow {
+  /** The lines of the window, without line breaks, each cut to maxLineChars. */
+  lines: string[];
+  /** How many of `lines` were longer than maxLineChars and cut. */
+  cut: number;
+  /** More content follows the window. */
+  more: boolean;
+  /** Lines in the file, known only when the end of the file was reached (more = false). */
+  total?: number;
+}
+
+const CHUNK = 64 * 1024;
+const NL = 0x0a;
+
+/** Lines `offset` (0-based) to `offset + limit` of `file`. */
+export async function readLineWindow(
+  file: string,
+  offset: number,
+  limit: number,
+  maxLineChars: number,
+  signal?: AbortSignal,
+): Promise<LineWindow> {
+  const maxLineBytes = maxLineChars * 4; // no UTF-8 character is longer
+  const lines: string[] = [];
+  let cut = 0;
+  let lineIndex = 0; // index of the line being read
+  let parts: Uint8Array[] = [];
+  let partBytes = 0;
+  let overflow = false;
+  let inLine = false; // bytes of an unfinished line were seen
+
+  const finishLine = () => {
+    if (lineIndex >= offset && lines.length < limit) {
+      const { text, wasCut } = decodeLine(
+        parts,
+        partBytes,
+        overflow,
+        maxLineChars,
+        lineIndex === 0,
+      );
+      lines.push(text);
+      if (wasCut) cut++;
+    }
+    parts = [];
+    partBytes = 0;
+    overflow = false;
+    inLine = false;
+    lineIndex++;
+  };
+
+  const handle = await Deno.open(file, { read: true });
+  try {
+    const buf = new Uint8Array(CHUNK);
+    while (true) {
+      signal?.throwIfAborted();
+      const n = await handle.read(buf);
+      if (n === null) break;
+      const chunk = buf.subarray(0, n);
+      let start = 0;
+      while (start < chunk.length) {
+        if (lines.length >= limit) return { lines, cut, more: true };
+        const nl = chunk.indexOf(NL, start);
+        const end = nl === -1 ? chunk.length : nl;
+        if (end > start) inLine = true;
+        if (lineIndex >= offset && !overflow) {
+          const room = maxLineBytes - partBytes;
+          const piece = chunk.slice(start, Math.min(end, start + room));
+          parts.push(piece);
+          partBytes += piece.length;
+          if (end - start > room) overflow = true;
+        }
+        if (nl === -1) break;
+        finishLine();
+        start = nl + 1;
+      }
+    }
+  } finally {
+    handle.close();
+  }
+  // A last line without a final newline still counts.
+  if (inLine) finishLine();
+  return { lines, cut, more: false, total: lineIndex };
+}
+
+function decodeLine(
+  parts: Uint8Array[],
+  size: number,
+  overflow: boolean,
+  maxChars: number,
+  firstLine: boolean,
+): { text: string; wasCut: boolean } {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.length;
+  }
+  // stream:true holds back a character cut in half at the byte limit.
+  let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes, { stream: overflow });
+  if (firstLine && text.startsWith("\uFEFF")) text = text.slice(1);
+  if (text.endsWith("\r")) text = text.slice(0, -1);
+  if (overflow || text.length > maxChars) return { text: text.slice(0, maxChars), wasCut: true };
+  return { text, wasCut: false };
+}

@@ -1,0 +1,45 @@
+/**
+ * Ties `access()` and `run()` of one call to the same real path. The gate approves
+ * the path `access()` reported; if a symlink is swapped between the check and the
+ * run, `run()` would resolve somewhere else. The runner hands both the same parsed
+ * input object, so the approved path is remembered against that object and `run()`
+ * refuses to act on a different one.
+ */
+import { type ResolvedPath, resolvePath } from "./paths.ts";
+
+const approved = new WeakMap<object, string>();
+
+/** Resolves for the gate and remembers the result for this call's run. */
+export async function resolveForAccess(
+  input: object,
+  filePath: string,
+  base: string,
+): Promise<ResolvedPath> {
+  const resolved = await resolvePath(filePath, base);
+  approved.set(input, resolved.real);
+  return resolved;
+}
+
+/** Thrown by `resolveForRun` when the path now resolves elsewhere than the gate saw. */
+export class PathChangedError extends Error {
+  constructor(readonly approvedPath: string, readonly nowPath: string) {
+    super(
+      `The path now resolves to ${nowPath}, not to ${approvedPath} as when it was checked ` +
+        `(a symlink changed in between). Nothing was done; call the tool again.`,
+    );
+  }
+}
+
+/** Resolves for the run; throws PathChangedError when it differs from what access() reported. */
+export async function resolveForRun(
+  input: object,
+  filePath: string,
+  base: string,
+): Promise<ResolvedPath> {
+  const resolved = await resolvePath(filePath, base);
+  const before = approved.get(input);
+  if (before !== undefined && before !== resolved.real) {
+    throw new PathChangedError(before, resolved.real);
+  }
+  return resolved;
+}

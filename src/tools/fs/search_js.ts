@@ -1,0 +1,121 @@
+/**
+ * The built-in content search used when ripgrep is not available. It reproduces
+ * the rules the ripgrep backend runs with (see search_rg.ts): .gitignore honoured,
+ * hidden files skipped, symlinks not followed, files over the size cap and files
+ * with NUL bytes skipped, at most `maxPerFile` matching lines per file, lines
+ * split on "\n" (a "\r" stays part of the line, as in rg).
+ */
+import { walkFolders } from "./walk.ts";
+
+export interface SearchRequest {
+  /** Absolute real path of the folder searched. */
+  root: string;
+  /** Regular expression source (already escaped for literal searches). */
+  pattern: string;
+  /** Filter on the path relative to root (slash-separated); null = every file. */
+  include: ((rel: string) => boolean) | null;
+  maxPerFile: number;
+  maxFileBytes: number;
+  signal?: AbortSignal;
+}
+
+export interface SearchMatch {
+  /** Path relative to the search root, slash-separated. */
+  rel: string;
+  /** 1-based line number. */
+  line: number;
+  /** The line as in the file, without its line break. */
+  text: string;
+}
+
+/** Thrown when the pattern is not a valid regular expression. */
+export class PatternError extends Error {}
+
+/**
+ * Files are read with synchronous calls in slices of at most this many ms, then
+ * the event loop gets a turn (timers, cancellation). Measured on 50,000 small
+ * files: about twice as fast as the same reads through async calls, which pay a
+ * promise round-trip per file.
+ */
+const SLICE_MS = 15;
+
+const decoder = new TextDecoder();
+
+export async function searchWithJs(req: SearchRequest): Promise<SearchMatch[]> {
+  const regex = compile(req.pattern);
+  // Most files do not match at all: one multiline test of the whole text rules them out
+  // before splitting into lines (a line match is always a match of the whole text with "m").
+  const anyLine = new RegExp(regex.source, regex.flags + "m");
+  const files: string[] = [];
+  for await (const batch of walkFolders({ root: req.root, signal: req.signal })) {
+    for (const entry of batch) {
+      if (entry.isFile && (!req.include || req.include(entry.rel))) files.push(entry.rel);
+    }
+  }
+  const out: SearchMatch[] = [];
+  let sliceStart = performance.now();
+  for (const rel of files) {
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      req.signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
+    searchFile(req, rel, regex, anyLine, out);
+  }
+  return out;
+}
+
+/** Searches one file the caller named (in `req.root`): no ignore or hidden rules apply to it. */
+export function searchNamedFile(req: SearchRequest, name: string): SearchMatch[] {
+  const regex = compile(req.pattern);
+  const out: SearchMatch[] = [];
+  searchFile(req, name, regex, new RegExp(regex.source, regex.flags + "m"), out);
+  return out;
+}
+
+/** JS RegExp for a pattern; Unicode mode when the pattern allows it (closer to rg). */
+export function compile(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern, "u");
+  } catch {
+    try {
+      return new RegExp(pattern);
+    } catch (err) {
+      throw new PatternError(`invalid regular expression: ${(err as Error).message}`);
+    }
+  }
+}
+
+function searchFile(
+  req: SearchRequest,
+  rel: string,
+  regex: RegExp,
+  anyLine: RegExp,
+  out: SearchMatch[],
+): void {
+  const bytes = readCapped(`${req.root}/${rel}`, req.maxFileBytes);
+  if (bytes === null || bytes.includes(0)) return;
+  // Default TextDecoder drops a UTF-8 BOM, as rg does.
+  const text = decoder.decode(bytes);
+  if (!anyLine.test(text)) return;
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  let found = 0;
+  for (let i = 0; i < lines.length && found < req.maxPerFile; i++) {
+    if (regex.test(lines[i])) {
+      out.push({ rel, line: i + 1, text: lines[i] });
+      found++;
+    }
+  }
+}
+
+/** Whole file, or null when it is larger than `max` bytes or cannot be read. */
+function readCapped(file: string, max: number): Uint8Array | null {
+  try {
+    // The walk only hands regular files over, so a read never blocks on a FIFO.
+    if (Deno.statSync(file).size > max) return null;
+    return Deno.readFileSync(file);
+  } catch {
+    return null;
+  }
+}
