@@ -2,7 +2,7 @@
  * The agent loop: request, stream, run the tool calls, repeat until the model stops
  * calling tools or a limit ends the run. Everything it touches is passed in.
  */
-import type { Message, ToolResultPart } from "../provider/types.ts";
+import type { Message } from "../provider/types.ts";
 import type { Denial } from "../permission/types.ts";
 import {
   AgentError,
@@ -15,6 +15,7 @@ import { AssistantDraft, textOf, toolCallsOf } from "./draft.ts";
 import { addUsage, emptyUsage, type LoopDeps, type LoopInput, type RunOutcome } from "./types.ts";
 import { checkBudget } from "./budget.ts";
 import { LoopGuard } from "./loop_guard.ts";
+import { runToolCalls } from "./tool_calls.ts";
 import { estimateTokens, needsSummary, SUMMARY_PREFIX, writeSummary } from "./summarize.ts";
 
 export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOutcome> {
@@ -88,35 +89,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
         updated_at: clock.now(),
       };
       history.push(toolMessage);
-      for (const call of calls) {
-        let result: ToolResultPart;
-        if (input.signal.aborted) {
-          result = interruptedResult(call.id, call.name);
-        } else {
-          emit({ type: "tool_call", id: call.id, name: call.name, input: parseLoose(call.input) });
-          const ran = await deps.tools.run(call, input.signal);
-          result = ran.result;
-          if (ran.denial) {
-            denials.push(ran.denial);
-            await store.saveMeta({ denial: ran.denial });
-          }
-        }
-        toolMessage.parts.push(result);
-        toolMessage.updated_at = clock.now();
-        await store.saveMessage(toolMessage, { flush: true });
-        emit({
-          type: "tool_result",
-          id: result.tool_call_id,
-          name: result.name,
-          is_error: result.is_error,
-          denied: result.denied === true,
-          output: result.content,
-        });
-        guard.record(call.name, call.input, result.content);
-        if (result.denied && input.onDeny === "stop") {
-          throw new GateError(`permission denied: ${call.name} (${denials.at(-1)?.rule})`);
-        }
-      }
+      await runToolCalls(deps, input, calls, toolMessage, outcome, guard);
     }
   } catch (err) {
     outcome.error = asRunError(err, input.signal);
@@ -207,16 +180,6 @@ function isContextOverflow(err: unknown): boolean {
   return (err as { kind?: string } | null)?.kind === "context_length";
 }
 
-function interruptedResult(id: string, name: string): ToolResultPart {
-  return {
-    type: "tool_result",
-    tool_call_id: id,
-    name,
-    content: "Tool call cancelled: the run was interrupted.",
-    is_error: true,
-  };
-}
-
 function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason ?? new InterruptedError("SIGINT");
 }
@@ -227,12 +190,4 @@ function asRunError(err: unknown, signal: AbortSignal): MopacError {
   if (signal.aborted) return new InterruptedError("SIGINT");
   if (err instanceof BudgetError) return err;
   return new AgentError(err instanceof Error ? err.message : String(err), { cause: err });
-}
-
-function parseLoose(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -1,0 +1,97 @@
+/**
+ * Runs the tool calls of one assistant message and records each result as soon
+ * as it exists. Consecutive `agent` calls run in parallel (sub-agents only read);
+ * everything else runs in order, since later calls may depend on earlier ones.
+ */
+import type { Message, ToolCallPart, ToolResultPart } from "../provider/types.ts";
+import type { ToolRunResult } from "../tools/types.ts";
+import { GateError } from "../util/errors.ts";
+import type { LoopGuard } from "./loop_guard.ts";
+import { addUsage, type LoopDeps, type LoopInput, type RunOutcome } from "./types.ts";
+
+const PARALLEL_TOOLS = new Set(["agent"]);
+
+export async function runToolCalls(
+  deps: LoopDeps,
+  input: LoopInput,
+  calls: ToolCallPart[],
+  toolMessage: Message,
+  outcome: RunOutcome,
+  guard: LoopGuard,
+): Promise<void> {
+  for (const batch of batches(calls)) {
+    const running = batch.map((call) => start(deps, input, call));
+    for (let i = 0; i < batch.length; i++) {
+      const ran = await running[i];
+      await record(deps, input, batch[i], ran, toolMessage, outcome, guard);
+    }
+  }
+}
+
+function batches(calls: ToolCallPart[]): ToolCallPart[][] {
+  const out: ToolCallPart[][] = [];
+  for (const call of calls) {
+    const last = out.at(-1);
+    if (last && PARALLEL_TOOLS.has(call.name) && PARALLEL_TOOLS.has(last[0].name)) last.push(call);
+    else out.push([call]);
+  }
+  return out;
+}
+
+function start(deps: LoopDeps, input: LoopInput, call: ToolCallPart): Promise<ToolRunResult> {
+  if (input.signal.aborted) return Promise.resolve({ result: interrupted(call) });
+  deps.emit({ type: "tool_call", id: call.id, name: call.name, input: parseLoose(call.input) });
+  return deps.tools.run(call, input.signal);
+}
+
+async function record(
+  deps: LoopDeps,
+  input: LoopInput,
+  call: ToolCallPart,
+  ran: ToolRunResult,
+  toolMessage: Message,
+  outcome: RunOutcome,
+  guard: LoopGuard,
+): Promise<void> {
+  const { store, emit, clock } = deps;
+  const result = ran.result;
+  if (ran.usage) outcome.usage = addUsage(outcome.usage, ran.usage);
+  if (ran.cost_usd) outcome.cost_usd += ran.cost_usd;
+  if (ran.denial) {
+    outcome.denials.push(ran.denial);
+    await store.saveMeta({ denial: ran.denial });
+  }
+  toolMessage.parts.push(result);
+  toolMessage.updated_at = clock.now();
+  await store.saveMessage(toolMessage, { flush: true });
+  emit({
+    type: "tool_result",
+    id: result.tool_call_id,
+    name: result.name,
+    is_error: result.is_error,
+    denied: result.denied === true,
+    output: result.content,
+  });
+  guard.record(call.name, call.input, result.content);
+  if (result.denied && input.onDeny === "stop") {
+    throw new GateError(`permission denied: ${call.name} (${ran.denial?.rule ?? "gate"})`);
+  }
+}
+
+export function interrupted(call: ToolCallPart): ToolResultPart {
+  return {
+    type: "tool_result",
+    tool_call_id: call.id,
+    name: call.name,
+    content: "Tool call cancelled: the run was interrupted.",
+    is_error: true,
+  };
+}
+
+function parseLoose(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
