@@ -169,6 +169,9 @@ async function compact(
     parts: [{ type: "text", text: SUMMARY_PREFIX + summary.text }],
     created_at: now,
     updated_at: now,
+    // The summary's own cost belongs to the session's totals.
+    usage: summary.usage,
+    cost_usd: summary.cost_usd,
   };
   history.splice(0, history.length, message);
   await store.saveMessage(message, { flush: true });

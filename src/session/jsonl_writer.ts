@@ -1,0 +1,151 @@
+/**
+ * Appending records to one session file. One open handle in append mode per session,
+ * and every append is one synchronous write of whole lines: nothing else runs in
+ * between, so records never interleave, and a crash can tear only the last line.
+ * Streaming snapshots wait in a queue (one slot per message id, so a burst of
+ * snapshots becomes one line) until the debounce timer or an explicit flush.
+ */
+import type { Message } from "../provider/types.ts";
+import type { SessionRecord } from "./types.ts";
+import { normalizeFinish } from "./records.ts";
+
+const encoder = new TextEncoder();
+
+export class JsonlFile {
+  #file: Deno.FsFile;
+  /** A failed or torn write left a partial line: start the next one on a fresh line. */
+  #needsNewline: boolean;
+  size: number;
+
+  private constructor(file: Deno.FsFile, size: number, needsNewline: boolean) {
+    this.#file = file;
+    this.size = size;
+    this.#needsNewline = needsNewline;
+  }
+
+  /** Creates the file with its header line; fails if it exists. */
+  static create(path: string, header: SessionRecord): JsonlFile {
+    const file = Deno.openSync(path, { createNew: true, write: true, append: true });
+    const out = new JsonlFile(file, 0, false);
+    try {
+      out.append([JSON.stringify(header)]);
+    } catch (err) {
+      out.close();
+      throw err;
+    }
+    return out;
+  }
+
+  /** Opens an existing file for appending; `endsClean` = its last byte is a newline. */
+  static openAppend(path: string, size: number, endsClean: boolean): JsonlFile {
+    const file = Deno.openSync(path, { write: true, append: true });
+    return new JsonlFile(file, size, !endsClean);
+  }
+
+  /** Writes the lines, each ending in "\n", in one go. */
+  append(lines: string[]): void {
+    if (lines.length === 0) return;
+    const text = (this.#needsNewline ? "\n" : "") + lines.join("\n") + "\n";
+    const bytes = encoder.encode(text);
+    let done = 0;
+    try {
+      while (done < bytes.length) done += this.#file.writeSync(bytes.subarray(done));
+    } catch (err) {
+      if (done > 0) this.#needsNewline = true;
+      this.size += done;
+      throw err;
+    }
+    this.#needsNewline = false;
+    this.size += bytes.length;
+  }
+
+  close(): void {
+    try {
+      this.#file.close();
+    } catch {
+      // already closed
+    }
+  }
+}
+
+type Pending = { message: Message } | { record: SessionRecord };
+
+/**
+ * How long a streaming snapshot may wait, given the size of the message's last line.
+ * Each snapshot rewrites the whole message, so a fixed interval makes the bytes written
+ * grow with the square of the message length; an interval that grows with the size
+ * keeps them linear. A crash loses at most MAX_SNAPSHOT_DELAY_MS of streamed text.
+ */
+export function snapshotDelay(debounceMs: number, lineBytes: number): number {
+  return Math.max(debounceMs, Math.min(MAX_SNAPSHOT_DELAY_MS, lineBytes / SNAPSHOT_BYTES_PER_MS));
+}
+
+export const MAX_SNAPSHOT_DELAY_MS = 1000;
+const SNAPSHOT_BYTES_PER_MS = 16;
+
+/** Records waiting to be written, in call order; message snapshots share one slot per id. */
+export class WriteQueue {
+  #items: Pending[] = [];
+  #slots = new Map<string, number>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #debounceMs: number;
+  readonly #onDue: () => void;
+
+  constructor(debounceMs: number, onDue: () => void) {
+    this.#debounceMs = debounceMs;
+    this.#onDue = onDue;
+  }
+
+  get length(): number {
+    return this.#items.length;
+  }
+
+  /** Keeps a reference: the message is serialized when written, so the newest state goes out. */
+  addMessage(message: Message): void {
+    const slot = this.#slots.get(message.id);
+    if (slot !== undefined) this.#items[slot] = { message };
+    else {
+      this.#slots.set(message.id, this.#items.length);
+      this.#items.push({ message });
+    }
+  }
+
+  addRecord(record: SessionRecord): void {
+    this.#items.push({ record });
+  }
+
+  /**
+   * Arms the timer unless it is running. It is not pushed back by later snapshots, so a
+   * long stream still reaches the file every `delayMs`.
+   */
+  schedule(delayMs: number = this.#debounceMs): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#onDue();
+    }, delayMs);
+  }
+
+  cancelTimer(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The pending records as written (copies) and their lines; the queue is unchanged. */
+  render(): { records: SessionRecord[]; lines: string[] } {
+    const lines = this.#items.map((item) =>
+      "message" in item
+        ? JSON.stringify({ type: "message", message: normalizeFinish(item.message) })
+        : JSON.stringify(item.record)
+    );
+    // Parsing the lines back gives detached copies that match the file exactly.
+    const records = lines.map((l) => JSON.parse(l) as SessionRecord);
+    return { records, lines };
+  }
+
+  clear(): void {
+    this.#items = [];
+    this.#slots.clear();
+    this.cancelTimer();
+  }
+}

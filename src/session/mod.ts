@@ -1,0 +1,37 @@
+/**
+ * The session store: entry point for the app (open a store for the data dir, or an
+ * in-memory one for `--ephemeral`) and the pieces the agent and CLI use directly.
+ */
+import type { SessionStore, StoreOptions } from "./store_types.ts";
+import { DiskSessionStore } from "./store.ts";
+import { MemorySessionStore } from "./memory_store.ts";
+
+export type {
+  CreateSessionOptions,
+  ListOptions,
+  LoadedSession,
+  MergedMeta,
+  SearchHit,
+  SessionHandle,
+  SessionStore,
+  SessionSummary,
+  StoreOptions,
+} from "./store_types.ts";
+export { INTERRUPTED_RESULT, repairForRequest } from "./repair.ts";
+export { activeHistory } from "./state.ts";
+export { isSessionId, newSessionId, shortIdOf } from "./ids.ts";
+export { describeSession } from "./resolve.ts";
+export { sessionToMarkdown } from "./markdown.ts";
+
+/**
+ * Opens the store of a data dir (`<dataDir>/sessions/*.jsonl` + `<dataDir>/index.db`),
+ * creating the folders, and rebuilding the index when it is missing, damaged or behind.
+ * With `ephemeral`, nothing is read or written: sessions live in memory.
+ */
+export async function openSessionStore(
+  dataDir: string,
+  opts: StoreOptions = {},
+): Promise<SessionStore> {
+  if (opts.ephemeral) return new MemorySessionStore(opts);
+  return await DiskSessionStore.open(dataDir, opts);
+}

@@ -1,0 +1,247 @@
+/**
+ * The session store of one data dir: `sessions/<uuid>.jsonl` (the truth), a lock file
+ * per session being written, and `index.db` (derived; rebuilt whenever it is missing,
+ * damaged, of another schema version, or behind the files).
+ */
+import { join } from "node:path";
+import type { SessionHeader } from "./types.ts";
+import type {
+  CreateSessionOptions,
+  ListOptions,
+  LoadedSession,
+  SearchHit,
+  SessionHandle,
+  SessionStore,
+  SessionSummary,
+  StoreOptions,
+} from "./store_types.ts";
+import { normalizeIdInput, shortIdOf } from "./ids.ts";
+import { SessionLock } from "./lock.ts";
+import { JsonlFile } from "./jsonl_writer.ts";
+import { readSessionFile } from "./reader.ts";
+import { newHeader, SessionState } from "./state.ts";
+import { SessionIndex } from "./session_index.ts";
+import { checkedHeader, reconcile } from "./reconcile.ts";
+import { notFound, pickSession } from "./resolve.ts";
+import { SessionHandleImpl } from "./handle.ts";
+import { attempt } from "./attempt.ts";
+
+export const INDEX_FILE = "index.db";
+export const SESSIONS_DIR = "sessions";
+
+export class DiskSessionStore implements SessionStore {
+  readonly ephemeral = false;
+  readonly dataDir: string;
+  readonly sessionsDir: string;
+  readonly #index: SessionIndex;
+  readonly #warn: (msg: string) => void;
+  readonly #debounceMs: number;
+  readonly #now: () => number;
+  readonly #open = new Map<string, SessionHandleImpl>();
+
+  private constructor(dataDir: string, index: SessionIndex, opts: StoreOptions) {
+    this.dataDir = dataDir;
+    this.sessionsDir = join(dataDir, SESSIONS_DIR);
+    this.#index = index;
+    this.#warn = opts.warn ?? (() => {});
+    this.#debounceMs = opts.debounceMs ?? 50;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  static async open(dataDir: string, opts: StoreOptions = {}): Promise<DiskSessionStore> {
+    // The same file may be read twice (index catch-up, then open): say each thing once.
+    const said = new Set<string>();
+    const userWarn = opts.warn;
+    const warn = (msg: string) => {
+      if (said.has(msg)) return;
+      said.add(msg);
+      userWarn?.(msg);
+    };
+    opts = { ...opts, warn };
+    await Deno.mkdir(join(dataDir, SESSIONS_DIR), { recursive: true });
+    let index: SessionIndex;
+    try {
+      index = new SessionIndex(join(dataDir, INDEX_FILE), warn);
+    } catch (err) {
+      // Sessions must keep working without the index: rebuild one in memory.
+      warn(`cannot open ${join(dataDir, INDEX_FILE)} (${err}); using an in-memory index`);
+      index = new SessionIndex(":memory:", warn);
+    }
+    const store = new DiskSessionStore(dataDir, index, opts);
+    index.onRebuilt = () => store.#reconcile(true);
+    store.#reconcile(false);
+    return store;
+  }
+
+  /** The index (tests and diagnostics). */
+  get index(): SessionIndex {
+    return this.#index;
+  }
+
+  #path(id: string, ext: "jsonl" | "lock"): string {
+    return join(this.sessionsDir, `${id}.${ext}`);
+  }
+
+  #reconcile(force: boolean): number {
+    return reconcile({
+      sessionsDir: this.sessionsDir,
+      index: this.#index,
+      warn: this.#warn,
+      force,
+      openHere: new Set(this.#open.keys()),
+    });
+  }
+
+  #handle(
+    header: SessionHeader,
+    state: SessionState,
+    file: JsonlFile,
+    lock: SessionLock,
+    indexNow: boolean,
+  ) {
+    const handle = new SessionHandleImpl({
+      header,
+      state,
+      file,
+      lock,
+      index: this.#index,
+      debounceMs: this.#debounceMs,
+      now: this.#now,
+      warn: this.#warn,
+      onClose: (h) => this.#open.delete(h.id),
+    }, indexNow);
+    this.#open.set(header.id, handle);
+    return handle;
+  }
+
+  create(opts: CreateSessionOptions): Promise<SessionHandle> {
+    return attempt(() => {
+      const now = this.#now();
+      const header = newHeader(opts, now);
+      const id = header.id;
+      // Lock before the file exists, so nobody sees the file without its lock.
+      const lock = SessionLock.acquire(this.#path(id, "lock"), header.short_id, now);
+      let file: JsonlFile;
+      try {
+        file = JsonlFile.create(this.#path(id, "jsonl"), header);
+      } catch (err) {
+        lock.release();
+        throw err;
+      }
+      const state = new SessionState();
+      state.apply(header);
+      return this.#handle(header, state, file, lock, true);
+    });
+  }
+
+  async open(idOrPrefix: string): Promise<SessionHandle> {
+    const summary = this.resolve(idOrPrefix);
+    const lock = SessionLock.acquire(this.#path(summary.id, "lock"), summary.short_id);
+    try {
+      const path = this.#path(summary.id, "jsonl");
+      let r;
+      try {
+        r = await readSessionFile(path, this.#warn);
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) throw notFound(idOrPrefix);
+        throw err;
+      }
+      const header = checkedHeader(summary.id, r);
+      // Rows behind the file (a crash between file and index write): replace them now.
+      if (this.#index.fileSize(summary.id) !== r.size) {
+        try {
+          this.#index.write(() =>
+            this.#index.replace({
+              summary: r.state.summary(header),
+              fileSize: r.size,
+              messages: r.state.messages.values(),
+              changes: r.state.changes,
+              changesOffset: 0,
+            })
+          );
+        } catch (err) {
+          this.#warn(`could not bring the index up to date for ${summary.short_id}: ${err}`);
+        }
+      }
+      const file = JsonlFile.openAppend(path, r.size, r.endsClean);
+      return this.#handle(header, r.state, file, lock, false);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+  }
+
+  async read(idOrPrefix: string): Promise<LoadedSession> {
+    const summary = this.resolve(idOrPrefix);
+    const open = this.#open.get(summary.id);
+    if (open) return await open.load();
+    try {
+      const r = await readSessionFile(this.#path(summary.id, "jsonl"), this.#warn);
+      return r.state.snapshot(checkedHeader(summary.id, r));
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) throw notFound(idOrPrefix);
+      throw err;
+    }
+  }
+
+  latestTopLevel(): Promise<SessionSummary | undefined> {
+    return Promise.resolve(this.#index.list(1, false)[0]);
+  }
+
+  list(opts: ListOptions = {}): SessionSummary[] {
+    return this.#index.list(opts.limit, opts.includeChildren ?? false);
+  }
+
+  resolve(idOrPrefix: string): SessionSummary {
+    const q = normalizeIdInput(idOrPrefix);
+    if (!q) throw notFound(idOrPrefix);
+    let candidates = this.#index.matching(q);
+    if (candidates.length === 0) {
+      // Maybe created by another process after this store opened.
+      this.#reconcile(false);
+      candidates = this.#index.matching(q);
+    }
+    return pickSession(idOrPrefix, candidates);
+  }
+
+  remove(idOrPrefix: string): Promise<void> {
+    return attempt(() => {
+      const root = this.resolve(idOrPrefix);
+      const ids = [root.id];
+      for (let i = 0; i < ids.length; i++) ids.push(...this.#index.children(ids[i]));
+      const locks: SessionLock[] = [];
+      try {
+        // A session open here or elsewhere holds its lock: acquiring refuses it.
+        for (const id of ids) {
+          locks.push(SessionLock.acquire(this.#path(id, "lock"), shortIdOf(id)));
+        }
+        for (const id of ids) {
+          try {
+            Deno.removeSync(this.#path(id, "jsonl"));
+          } catch (err) {
+            if (!(err instanceof Deno.errors.NotFound)) throw err;
+          }
+        }
+        this.#index.write(() => ids.forEach((id) => this.#index.delete(id)));
+      } finally {
+        for (const l of locks) l.release();
+      }
+    });
+  }
+
+  search(query: string, limit?: number): SearchHit[] {
+    return this.#index.search(query, limit);
+  }
+
+  reindex(): Promise<number> {
+    return attempt(() => {
+      this.#index.check(); // a damaged file is replaced (and refilled) first
+      return this.#reconcile(true);
+    });
+  }
+
+  close(): void {
+    for (const h of [...this.#open.values()]) h.closeSync();
+    this.#index.close();
+  }
+}
