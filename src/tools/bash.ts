@@ -1,0 +1,224 @@
+/**
+ * The `bash` tool (crush's name and parameters): runs a command in real bash in
+ * the session's working directory with an explicitly built environment. The
+ * directory and exported variables carry over to the next call. Commands still
+ * running after `background_after` become background jobs (see job_output and
+ * job_kill); `run_in_background` starts one at once. The permission gate checks
+ * the parsed script (`access`) before anything runs.
+ */
+import { resolve } from "node:path";
+import { z } from "zod";
+import type { Access } from "../permission/types.ts";
+import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { parseShell } from "./shell/parse.ts";
+import { baseEnv, buildChildEnv, sessionExports } from "./shell/env.ts";
+import type { JobManager } from "./shell/jobs.ts";
+import { ShellProcess } from "./shell/process.ts";
+import { formatFinished, startedJobMessage } from "./shell/report.ts";
+import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
+import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+import { BAN_LIST } from "../permission/shell_rules.ts";
+
+export interface BashToolOptions {
+  jobs: JobManager;
+  /** A foreground command still running after this long becomes a background job (default 60 s). */
+  backgroundAfterMs?: number;
+  /** Time limit of a call that gives no `timeout` (default 2 min); run_in_background jobs have none. */
+  defaultTimeoutMs?: number;
+  /** Largest `timeout` accepted; larger values are lowered to it (default 10 min). */
+  maxTimeoutMs?: number;
+  /** How long run_in_background waits to report a command that fails at once (default 1 s). */
+  startupWaitMs?: number;
+  limits?: TruncateLimits;
+  /** Reads mopac's environment for the child's base variables (tests replace it). */
+  readEnv?: (name: string) => string | undefined;
+}
+
+const schema = z.object({
+  command: z.string().min(1, "command must not be empty").describe("The command to execute"),
+  description: z.string().optional().describe(
+    "A brief description of what the command does, in a few words",
+  ),
+  working_dir: z.string().optional().describe(
+    "Directory to run this one command in (relative to the current directory); " +
+      "the session's current directory is not changed by it",
+  ),
+  timeout: z.number().int().positive().optional().describe(
+    "Time limit in milliseconds (default 120000, max 600000); the command and all its child " +
+      "processes are killed when it is reached",
+  ),
+  run_in_background: z.boolean().optional().describe(
+    "Start the command as a background job and return its id at once (servers, watchers). " +
+      "Read its output with job_output, stop it with job_kill",
+  ),
+  auto_background_after: z.number().int().positive().optional().describe(
+    "Seconds to wait before a still-running command becomes a background job (default 60)",
+  ),
+});
+type BashInput = z.output<typeof schema>;
+
+export function createBashTool(opts: BashToolOptions): Tool {
+  const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
+  const defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
+  const maxTimeoutMs = opts.maxTimeoutMs ?? 600_000;
+  const startupWaitMs = opts.startupWaitMs ?? 1_000;
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+
+  return {
+    name: "bash",
+    description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars),
+    parameters: jsonSchemaOf(schema),
+    parse: (input) => parseArgs(schema, input),
+    access: (input): Access => ({ shell: parseShell((input as BashInput).command) }),
+    async run(raw, ctx): Promise<ToolOutput> {
+      const input = raw as BashInput;
+      const sessionCwd = ctx.state.shell.cwd || ctx.workspace;
+      const cwd = resolve(sessionCwd, input.working_dir ?? ".");
+      const missing = await missingDir(cwd);
+      if (missing) {
+        if (input.working_dir !== undefined) {
+          return {
+            content: `working_dir ${cwd} does not exist or is not a directory`,
+            is_error: true,
+          };
+        }
+        // The session's directory was removed: start over from the workspace.
+        ctx.state.shell.cwd = ctx.workspace;
+        ctx.stateChanged();
+        return {
+          content:
+            `The current directory ${cwd} no longer exists; it was reset to ${ctx.workspace}. ` +
+            "Run the command again.",
+          is_error: true,
+        };
+      }
+
+      const read = opts.readEnv;
+      const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read });
+      const timeoutMs = input.timeout !== undefined
+        ? Math.min(input.timeout, maxTimeoutMs)
+        : input.run_in_background
+        ? undefined
+        : defaultTimeoutMs;
+      const proc = new ShellProcess({ command: input.command, cwd, env, timeoutMs });
+
+      if (input.run_in_background) {
+        const early = await settledWithin(proc, startupWaitMs, ctx.signal);
+        if (!early && ctx.signal.aborted) await proc.stop("aborted");
+        else if (!early) {
+          const job = opts.jobs.add(proc, { cwd, description: input.description });
+          return { content: startedJobMessage(job, opts.jobs, limits, false) };
+        }
+        return formatFinished(proc, { timeoutMs, limits });
+      }
+
+      const waitMs = input.auto_background_after !== undefined
+        ? input.auto_background_after * 1000
+        : backgroundAfterMs;
+      const done = await settledWithin(proc, waitMs, ctx.signal);
+      if (!done) {
+        if (ctx.signal.aborted) {
+          await proc.stop("aborted");
+          return formatFinished(proc, { timeoutMs, limits });
+        }
+        const job = opts.jobs.add(proc, { cwd, description: input.description });
+        return { content: startedJobMessage(job, opts.jobs, limits, true) };
+      }
+      if (proc.lingering) opts.jobs.trackLeftover(proc);
+      const moved = saveState(ctx, proc, input.working_dir === undefined, read);
+      return formatFinished(proc, { timeoutMs, limits, movedTo: moved });
+    },
+  };
+}
+
+/** True when the process finished within `ms`; false on time-out or abort. */
+async function settledWithin(
+  proc: ShellProcess,
+  ms: number,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (signal.aborted) return false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    onAbort = () => resolve(false);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([proc.finished.then(() => true), stop]);
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort!);
+  }
+}
+
+/** Carries the final directory and exports over; returns the new directory when it changed. */
+function saveState(
+  ctx: ToolContext,
+  proc: ShellProcess,
+  keepCwd: boolean,
+  read?: (name: string) => string | undefined,
+): string | undefined {
+  const state = proc.state;
+  if (!state || proc.stoppedBy) return undefined;
+  const shell = ctx.state.shell;
+  const before = shell.cwd || ctx.workspace;
+  const exports = sessionExports(state.env, baseEnv({ config: ctx.env, read }), ctx.env);
+  const cwdChanged = keepCwd && state.cwd !== "" && state.cwd !== before;
+  if (!cwdChanged && sameRecord(exports, shell.env)) return undefined;
+  if (cwdChanged) shell.cwd = state.cwd;
+  shell.env = exports;
+  ctx.stateChanged();
+  return cwdChanged ? state.cwd : undefined;
+}
+
+function sameRecord(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
+}
+
+async function missingDir(path: string): Promise<boolean> {
+  try {
+    return !(await Deno.stat(path)).isDirectory;
+  } catch (err) {
+    // Not allowed to look (narrow --allow-read): let bash find out.
+    return !(err instanceof Deno.errors.NotCapable);
+  }
+}
+
+function describe(
+  backgroundMs: number,
+  timeoutMs: number,
+  maxMs: number,
+  maxChars: number,
+): string {
+  const banned = BAN_LIST.map((e) => {
+    const examples = e.commands.length ? e.commands.slice(0, 6) : e.when.slice(0, 2);
+    return `${e.group.replace("_", " ")}: ${examples.join(", ")}, …`;
+  }).join("; ");
+  return [
+    "Runs a command in bash and returns its combined stdout and stderr and its exit code.",
+    "",
+    "- One shell session: the working directory (`cd`) and exported variables carry over to the next call. " +
+    "Aliases, functions and unexported variables do not.",
+    "- No interactive input: stdin is empty, no TTY, no pagers or editors (GIT_PAGER=cat, GIT_EDITOR=true). " +
+    "Pass flags such as `-y` or `--no-edit` instead.",
+    `- Time limit: ${timeoutMs / 1000} s unless \`timeout\` (ms, at most ${
+      maxMs / 1000
+    } s) says otherwise; ` +
+    "the command and every process it started are killed when it runs out.",
+    `- A command still running after ${
+      backgroundMs / 1000
+    } s becomes a background job: you get its id and ` +
+    "the output so far; use job_output to follow it and job_kill to stop it.",
+    "- For servers, watchers and anything that does not end by itself use `run_in_background: true` " +
+    "(never a trailing `&`).",
+    `- Output over ${maxChars} characters is cut in the middle; the note says how much. ` +
+    "Send long output to a file and read parts of it.",
+    "- Prefer the view, ls, glob, grep and edit tools over cat, find, grep and sed for files.",
+    "- Every command in the script is checked before it runs (pipelines, substitutions, `bash -c` strings, " +
+    "wrappers such as env, xargs, timeout). Commands whose name is only known at run time (`$CMD`, " +
+    "`$(…)` as a command) are refused. Banned whatever the permissions say: " + `${banned}.`,
+  ].join("\n");
+}

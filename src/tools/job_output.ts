@@ -1,0 +1,67 @@
+/**
+ * The `job_output` tool (crush's name and parameters): the status of a background
+ * job and the output it produced since the last read. With `wait` it first waits
+ * for the job to end (up to `timeout_seconds`), for build-like jobs.
+ */
+import { z } from "zod";
+import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import type { JobManager } from "./shell/jobs.ts";
+import { formatJob } from "./shell/report.ts";
+import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
+import type { Tool, ToolOutput } from "./types.ts";
+
+const DEFAULT_WAIT_S = 60;
+const MAX_WAIT_S = 600;
+
+const schema = z.object({
+  shell_id: z.string().min(1).describe("The id of the background job (for example job-1)"),
+  wait: z.boolean().optional().describe(
+    "Wait for the job to end before returning (never for servers: they do not end)",
+  ),
+  timeout_seconds: z.number().int().positive().optional().describe(
+    `Longest wait in seconds when wait is true (default ${DEFAULT_WAIT_S}, max ${MAX_WAIT_S})`,
+  ),
+});
+type JobOutputInput = z.output<typeof schema>;
+
+export function createJobOutputTool(opts: { jobs: JobManager; limits?: TruncateLimits }): Tool {
+  const limits = opts.limits ?? DEFAULT_LIMITS;
+  return {
+    name: "job_output",
+    description: "Returns the status of a background job started by bash (running, or exited " +
+      "with its exit code) and the output it printed since the last job_output call.",
+    parameters: jsonSchemaOf(schema),
+    parse: (input) => parseArgs(schema, input),
+    async run(raw, ctx): Promise<ToolOutput> {
+      const input = raw as JobOutputInput;
+      const job = opts.jobs.get(input.shell_id);
+      if (!job) return { content: unknownJob(input.shell_id, opts.jobs), is_error: true };
+      if (input.wait && !job.proc.exit) {
+        const seconds = Math.min(input.timeout_seconds ?? DEFAULT_WAIT_S, MAX_WAIT_S);
+        await endOrTimeout(job.proc.finished, seconds * 1000, ctx.signal);
+      }
+      return { content: formatJob(job, opts.jobs, limits) };
+    },
+  };
+}
+
+export function unknownJob(id: string, jobs: JobManager): string {
+  const known = jobs.list().map((j) => j.id);
+  return `No background job with id "${id}". ` +
+    (known.length ? `Known jobs: ${known.join(", ")}.` : "There are no background jobs.");
+}
+
+async function endOrTimeout(p: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  await Promise.race([
+    p,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      onAbort = () => resolve();
+      signal.addEventListener("abort", onAbort, { once: true });
+    }),
+  ]);
+  clearTimeout(timer);
+  signal.removeEventListener("abort", onAbort!);
+}

@@ -1,0 +1,202 @@
+/**
+ * One run of a command in real bash. bash is its own process-group leader
+ * (`detached`), so stopping it (timeout, cancel, job_kill, exit) signals the whole
+ * tree. Output: stderr is merged into stdout inside bash (`exec 2>&1`), so the
+ * model sees both in the order they were written. The original stderr pipe is kept
+ * as a private channel (fd 9) on which an EXIT trap reports the final directory and
+ * exported variables, so they can carry over to the next command.
+ */
+import { OutputBuffer, type OutputLimits } from "./output.ts";
+
+export interface ExitInfo {
+  code: number;
+  signal: Deno.Signal | null;
+}
+
+/** Directory and exported variables when the command ended. */
+export interface FinalState {
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface SpawnOptions {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  /** Stop the command (whole group) after this long. */
+  timeoutMs?: number;
+  outputLimits?: OutputLimits;
+  /** How long to wait for output pipes after bash exited (a background child may hold them). */
+  drainMs?: number;
+  /** Between SIGTERM and SIGKILL when stopping. */
+  killGraceMs?: number;
+}
+
+const CHANNEL_LIMIT = 4 << 20;
+
+export type StopReason = "timeout" | "aborted" | "killed" | "disposed";
+
+export class ShellProcess {
+  readonly pid: number;
+  readonly output: OutputBuffer;
+  readonly command: string;
+  readonly startedAt = Date.now();
+  /** Resolves when bash has exited and its output was read. */
+  readonly finished: Promise<ExitInfo>;
+  exit?: ExitInfo;
+  state?: FinalState;
+  /** Set when stopped by mopac rather than ending on its own. */
+  stoppedBy?: StopReason;
+  /** A process started in the background by the command still holds the output pipe. */
+  lingering = false;
+
+  readonly #child: Deno.ChildProcess;
+  readonly #marker = `\0MOPAC_STATE_${crypto.randomUUID().slice(0, 8)}\0`;
+  #channel = "";
+  #timer?: ReturnType<typeof setTimeout>;
+  readonly #killGraceMs: number;
+
+  constructor(opts: SpawnOptions) {
+    this.command = opts.command;
+    this.output = new OutputBuffer(opts.outputLimits);
+    this.#killGraceMs = opts.killGraceMs ?? 500;
+    this.#child = new Deno.Command("bash", {
+      args: ["-c", wrapScript(opts.command, this.#marker)],
+      cwd: opts.cwd,
+      clearEnv: true,
+      env: opts.env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+    this.pid = this.#child.pid;
+    const out = pump(this.#child.stdout, (s) => this.output.append(s));
+    const channel = pump(this.#child.stderr, (s) => {
+      // Only the end matters (the state is written last); a command writing to fd 9 is cut.
+      this.#channel = (this.#channel + s).slice(-CHANNEL_LIMIT);
+    });
+    if (opts.timeoutMs !== undefined) {
+      this.#timer = setTimeout(() => void this.stop("timeout"), opts.timeoutMs);
+    }
+    this.finished = this.#finish(out, channel, opts.drainMs ?? 100);
+  }
+
+  async #finish(out: Promise<void>, channel: Promise<void>, drainMs: number): Promise<ExitInfo> {
+    const status = await this.#child.status;
+    clearTimeout(this.#timer);
+    const drained = await withTimeout(Promise.all([out, channel]), drainMs);
+    this.lingering = !drained;
+    this.#readChannel();
+    this.exit = { code: status.code, signal: status.signal };
+    return this.exit;
+  }
+
+  /** Splits the private channel into bash's own early messages and the final state. */
+  #readChannel(): void {
+    const at = this.#channel.indexOf(this.#marker);
+    const before = at < 0 ? this.#channel : this.#channel.slice(0, at);
+    if (before) this.output.append(before);
+    if (at < 0) return;
+    const fields = this.#channel.slice(at + this.#marker.length).split("\0");
+    const env: Record<string, string> = {};
+    for (const field of fields.slice(1)) {
+      const eq = field.indexOf("=");
+      if (eq > 0) env[field.slice(0, eq)] = field.slice(eq + 1);
+    }
+    // The end mark is the last field; without it the state was cut short.
+    if (fields.at(-1) === "MOPAC_END" || fields.at(-2) === "MOPAC_END") {
+      this.state = { cwd: fields[0], env };
+    }
+  }
+
+  /** Ends the whole process group: SIGTERM, then SIGKILL after a grace period. */
+  async stop(reason: StopReason): Promise<ExitInfo> {
+    if (this.exit) return this.exit;
+    this.stoppedBy ??= reason;
+    clearTimeout(this.#timer);
+    await killGroup(this.pid, "SIGTERM");
+    await withTimeout(this.#child.status, this.#killGraceMs);
+    // Also after bash is gone: children that ignored SIGTERM are still in the group.
+    await killGroup(this.pid, "SIGKILL");
+    return await this.finished;
+  }
+
+  /** Kills what is left of the group (background children of a finished command). */
+  async killLeftovers(): Promise<void> {
+    await killGroup(this.pid, "SIGKILL");
+  }
+}
+
+/** Every variable name, listed without a subshell: `${!A*}` expands to the names starting with A. */
+const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"].map((c) =>
+  `\${!${c}*}`
+)
+  .join(" ");
+
+/**
+ * The user's command after a one-line prelude: keep the original stderr as fd 9,
+ * send stderr to stdout, and report directory and exports on exit. Only bash
+ * builtins are used, so a command that breaks PATH still reports its state, and
+ * no subshell is forked on bash ≥ 4.4 (`${!name@a}` tells exported ones);
+ * older bash (macOS's 3.2) lists them with `compgen -e`.
+ */
+export function wrapScript(command: string, marker: string): string {
+  const m = marker.replaceAll("\0", "\\0");
+  const emit = `builtin printf '%s=%s\\0' "$__mopac_n" "\${!__mopac_n}"`;
+  const save =
+    `__mopac_save() { set +eu; local __mopac_n IFS=$' \\t\\n'; { builtin printf '${m}%s\\0' "$PWD"; ` +
+    `if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then ` +
+    `for __mopac_n in ${ALL_NAMES}; do [[ \${!__mopac_n@a} == *x* ]] && ${emit}; done; ` +
+    `else for __mopac_n in $(compgen -e); do ${emit}; done; fi; ` +
+    `builtin printf 'MOPAC_END\\0'; } >&9 2>/dev/null; }`;
+  return `${save}; trap __mopac_save EXIT; exec 9>&2 2>&1\n${command}\n`;
+}
+
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  sink: (text: string) => void,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of stream) sink(decoder.decode(chunk, { stream: true }));
+  } catch {
+    // The pipe broke (process killed): keep what arrived.
+  }
+  sink(decoder.decode());
+}
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let canKillDirectly = true;
+
+/**
+ * Signals a process group. `Deno.kill(-pgid)` needs unrestricted --allow-run; under
+ * a narrow grant (`--allow-run=bash`) bash's own `kill` does the same.
+ */
+export async function killGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
+  if (canKillDirectly) {
+    try {
+      Deno.kill(-pgid, signal);
+      return;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotCapable)) return; // ESRCH: the group is gone
+      canKillDirectly = false;
+    }
+  }
+  await new Deno.Command("bash", {
+    args: ["-c", `kill -${signal.slice(3)} -- -${pgid} 2>/dev/null`],
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).output();
+}

@@ -1,0 +1,115 @@
+/**
+ * The bash parser: mvdan/sh (the parser crush embeds) through its JavaScript
+ * build `npm:mvdan-sh`. It is synchronous and gives the full typed syntax tree.
+ * This file is the only place that knows the package: it types the few node
+ * fields the shell policy reads and finds operator codes by parsing samples, so
+ * nothing depends on the package's internal numbering.
+ */
+import { restoreProcess } from "./sh_guard.ts";
+import mvdan from "mvdan-sh";
+restoreProcess();
+
+export interface Pos {
+  Offset(): number;
+}
+export interface Node {
+  Pos(): Pos;
+  End(): Pos;
+}
+export interface Lit extends Node {
+  Value: string;
+}
+export interface SglQuoted extends Node {
+  /** `$'…'` (ANSI-C quoting) rather than `'…'`. */
+  Dollar: boolean;
+  Value: string;
+}
+export interface DblQuoted extends Node {
+  Parts: Node[];
+}
+export interface Word extends Node {
+  Parts: Node[];
+}
+export interface CallExpr extends Node {
+  Args: Word[];
+}
+export interface Stmt extends Node {
+  Cmd: Node | null;
+  Redirs: Redirect[];
+}
+export interface Redirect extends Node {
+  Op: number;
+  /** The file descriptor written before the operator (`2>`), if any. */
+  N: Lit | null;
+  Word: Word | null;
+  Hdoc: Word | null;
+}
+export interface BinaryCmd extends Node {
+  Op: number;
+  X: Stmt;
+  Y: Stmt;
+}
+export interface File extends Node {
+  Stmts: Stmt[];
+}
+
+interface Syntax {
+  NewParser(...options: unknown[]): { Parse(src: string, name: string): File };
+  Variant(lang: unknown): unknown;
+  LangBash: unknown;
+  NodeType(node: Node): string;
+  Walk(node: Node, fn: (node: Node | null) => boolean): void;
+}
+
+const syntax = (mvdan as unknown as { syntax: Syntax }).syntax;
+const parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+
+export class ShellSyntaxError extends Error {}
+
+/** Parses a bash script; throws ShellSyntaxError with the parser's `line:col: message`. */
+export function parseBash(src: string): File {
+  try {
+    return parser.Parse(src, "");
+  } catch (err) {
+    // Go errors arrive as objects with an Error() method, not JS Errors.
+    const e = err as { Error?: () => string; message?: string };
+    const text = typeof e?.Error === "function" ? e.Error() : e?.message ?? String(err);
+    throw new ShellSyntaxError(text);
+  }
+}
+
+export function nodeType(node: Node): string {
+  return syntax.NodeType(node);
+}
+
+/** Visits `node` and everything below it; `fn` returning false skips the children. */
+export function walk(node: Node, fn: (node: Node, type: string) => boolean | void): void {
+  syntax.Walk(node, (n) => (n ? fn(n, syntax.NodeType(n)) !== false : true));
+}
+
+function firstOf<T extends Node>(src: string, type: string): T {
+  let found: T | undefined;
+  walk(parseBash(src), (n, t) => {
+    if (!found && t === type) found = n as T;
+  });
+  if (!found) throw new Error(`mvdan-sh: no ${type} in ${JSON.stringify(src)}`);
+  return found;
+}
+
+/** Operator codes of the parser, read from sample scripts once at load. */
+export const OP = {
+  pipe: firstOf<BinaryCmd>("a | b", "BinaryCmd").Op,
+  pipeAll: firstOf<BinaryCmd>("a |& b", "BinaryCmd").Op,
+  rdrIn: firstOf<Redirect>("a < f", "Redirect").Op,
+  rdrInOut: firstOf<Redirect>("a <> f", "Redirect").Op,
+  dplIn: firstOf<Redirect>("a <&3", "Redirect").Op,
+  hdoc: firstOf<Redirect>("a <<E\nE\n", "Redirect").Op,
+  dashHdoc: firstOf<Redirect>("a <<-E\nE\n", "Redirect").Op,
+  wordHdoc: firstOf<Redirect>("a <<< s", "Redirect").Op,
+} as const;
+
+/** True when the redirect feeds the command's standard input. */
+export function isStdinRedirect(r: Redirect): boolean {
+  if (r.N && r.N.Value !== "0") return false;
+  return [OP.rdrIn, OP.rdrInOut, OP.dplIn, OP.hdoc, OP.dashHdoc, OP.wordHdoc].includes(r.Op);
+}

@@ -1,0 +1,72 @@
+/**
+ * The bash tool behind the real tool runner and permission gate: a denied script
+ * runs no part of itself, and the denial names the command and the rule.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createGate } from "../../src/permission/gate.ts";
+import { resolveProfile } from "../../src/permission/profiles.ts";
+import { createBashTool } from "../../src/tools/bash.ts";
+import { createToolRunner } from "../../src/tools/runner.ts";
+import { JobManager } from "../../src/tools/shell/jobs.ts";
+
+async function setup(agent: string | undefined, bash?: { allow?: string[]; deny?: string[] }) {
+  const ws = await Deno.realPath(await Deno.makeTempDir());
+  const jobs = new JobManager();
+  const profile = resolveProfile(agent, {
+    agents: bash ? { fixer: { allowed_tools: ["bash"], bash } } : {},
+  });
+  const runner = createToolRunner({
+    tools: () => [createBashTool({ jobs })],
+    gate: createGate({ profile, workspace: ws }),
+    context: {
+      session_id: "s1",
+      workspace: ws,
+      state: { viewed: new Map(), todos: [], shell: { cwd: "", env: {} } },
+      env: {},
+      attachments: false,
+      recordChange() {},
+      stateChanged() {},
+    },
+    summarize: (input) => JSON.stringify(input),
+  });
+  let n = 0;
+  const call = (command: string) =>
+    runner.run(
+      { type: "tool_call", id: `c${++n}`, name: "bash", input: JSON.stringify({ command }) },
+      new AbortController().signal,
+    );
+  return {
+    ws,
+    call,
+    async [Symbol.asyncDispose]() {
+      await jobs.dispose();
+      await Deno.remove(ws, { recursive: true });
+    },
+  };
+}
+
+const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+
+Deno.test("coder profile: banned commands are refused before anything runs", async () => {
+  await using s = await setup(undefined);
+  const denied = await s.call("touch marker && c\\url -s http://127.0.0.1:9/");
+  assert.equal(denied.result.is_error, true);
+  assert.equal(denied.result.denied, true);
+  assert.equal(denied.denial?.rule, "ban:network");
+  assert.match(denied.result.content, /`curl` is banned/);
+  assert.equal(await exists(join(s.ws, "marker")), false, "no part of a denied script runs");
+
+  const ok = await s.call("touch marker && echo made");
+  assert.equal(ok.result.content, "made");
+  assert.equal(await exists(join(s.ws, "marker")), true);
+});
+
+Deno.test("a profile's bash patterns decide, deny before allow", async () => {
+  await using s = await setup("fixer", { allow: ["echo*", "git status"], deny: ["git push*"] });
+  assert.equal((await s.call("cd . && echo fine")).result.content, "fine");
+  const notListed = await s.call("echo x && rm -rf dist");
+  assert.equal(notListed.denial?.rule, "bash.allow");
+  const pushed = await s.call("git status; git push");
+  assert.equal(pushed.denial?.rule, "bash.deny:git push*");
+});
