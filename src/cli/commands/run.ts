@@ -29,7 +29,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       });
     }
     const { prepareRun } = await import("../../app/run.ts");
-    const run = await prepareRun(args, { warn: (line: string) => args.quiet || io.err(`${line}\n`) });
+    const run = await prepareRun(args, {
+      warn: (line: string) => args.quiet || io.err(`${line}\n`),
+    });
     try {
       if (args.dryRun) {
         io.out(JSON.stringify(run.describe(), null, 2) + "\n");

@@ -55,6 +55,8 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
           return;
         }
         case "tool_call":
+          // End the open line first so progress on a shared terminal starts clean.
+          if (lastChar !== "\n") out("\n");
           if (opts.verbose) note(`→ ${e.name} ${JSON.stringify(e.input)}`);
           else note(`→ ${e.name}`);
           return;

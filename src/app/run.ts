@@ -1,0 +1,196 @@
+/**
+ * The composition root of `mopac run`: wires config, catalog, provider, session,
+ * tools, MCP and the gate into the agent loop. Nothing else builds these.
+ */
+import type { RunArgs } from "../cli/args.ts";
+import type { AgentEvent, InitEvent } from "../agent/events.ts";
+import type { RunOutcome } from "../agent/types.ts";
+import { runAgent } from "../agent/loop.ts";
+import { resolveModel } from "../catalog/mod.ts";
+import { createProvider } from "../provider/provider.ts";
+import { openSessionStore, repairForRequest } from "../session/mod.ts";
+import { preflight } from "../permission/sandbox.ts";
+import { systemClock } from "../util/clock.ts";
+import { readEnv } from "../util/env.ts";
+import { BudgetError } from "../util/errors.ts";
+import { resolveRun } from "./resolve.ts";
+import { openRunSession, persistedState } from "./session_setup.ts";
+import { buildTooling } from "./tooling.ts";
+import { buildPrompt } from "./prompt.ts";
+import { runSecrets, secretSafeWriter } from "./secrets.ts";
+import { subAgentRunner } from "./subagent.ts";
+import { startTitle } from "./title.ts";
+
+export interface PreparedRun {
+  init: InitEvent;
+  /** What `--dry-run` prints. */
+  describe(): Record<string, unknown>;
+  execute(
+    prompt: string,
+    emit: (e: AgentEvent) => void,
+    signal: AbortSignal,
+  ): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+export async function prepareRun(
+  args: RunArgs,
+  opts: { warn: (line: string) => void },
+): Promise<PreparedRun> {
+  const resolved = await resolveRun(args);
+  preflight(resolved.required);
+  const { loaded, profile, cwd } = resolved;
+  const { config } = loaded;
+  let model = resolved.model;
+  const redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  const warn = (line: string) => opts.warn(redactor.redact(line));
+
+  const store = await openSessionStore(loaded.dataDir, { ephemeral: args.ephemeral, warn });
+  const cleanups: Array<() => Promise<unknown> | unknown> = [() => store.close()];
+  // The background title is not waited for: close aborts it if still running.
+  const titleAbort = new AbortController();
+  let titleDone: Promise<void> = Promise.resolve();
+  const close = async () => {
+    titleAbort.abort();
+    await titleDone;
+    for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});
+    cleanups.length = 0;
+  };
+  try {
+    const session = await openRunSession(store, {
+      continue: args.continue,
+      session: args.session,
+      cwd,
+    });
+    cleanups.push(() => session.handle.close());
+    if (session.resumed && !args.model && session.lastModel && !profile.model) {
+      try {
+        model = resolveModel(session.lastModel, { config, env: readEnv });
+      } catch (err) {
+        warn(`mopac: cannot restore model ${session.lastModel}: ${(err as Error).message}`);
+      }
+    }
+    if (model.unlisted && args.verbose) {
+      warn(
+        `mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`,
+      );
+    }
+    const writer = secretSafeWriter(session.handle, redactor);
+    const providerOpts = {
+      recordPath: args.record,
+      replayPath: args.replay,
+      idleTimeoutMs: config.options?.request_timeout
+        ? config.options.request_timeout * 1000
+        : undefined,
+      log: warn,
+    };
+    const provider = createProvider(model, providerOpts);
+    const small = resolved.smallModel === resolved.model
+      ? provider
+      : createProvider(resolved.smallModel, providerOpts);
+    const state = session.state;
+    const context = {
+      session_id: session.handle.id,
+      workspace: loaded.workspaceRoot,
+      state,
+      env: config.env ?? {},
+      attachments: model.supports_attachments,
+      recordChange: (change: Parameters<typeof writer.recordChange>[0]) => {
+        void writer.recordChange(change);
+      },
+      stateChanged: () => void writer.saveMeta(persistedState(state)),
+    };
+    const tooling = await buildTooling({
+      config,
+      profile,
+      workspace: loaded.workspaceRoot,
+      dataDir: loaded.dataDir,
+      context,
+      redactor,
+      warn,
+      runAgent: subAgentRunner({
+        resolved,
+        store,
+        provider: small,
+        redactor,
+        warn,
+        parentId: session.handle.id,
+      }),
+    });
+    cleanups.push(() => tooling.close());
+    const system = await buildPrompt({
+      loaded,
+      cwd,
+      model,
+      profile,
+      mcpInstructions: tooling.mcp?.instructions() ?? [],
+    });
+    const init: InitEvent = {
+      type: "init",
+      session_id: session.handle.id,
+      model: provider.label,
+      agent: profile.name,
+      cwd,
+      tools: tooling.runner.specs().map((s) => s.name),
+      mcp_servers: tooling.mcpStatuses,
+    };
+    return {
+      init,
+      describe: () => ({
+        ...init,
+        session_id: args.ephemeral ? "(ephemeral)" : init.session_id,
+        small_model: small.label,
+        config_files: loaded.files,
+        data_dir: loaded.dataDir,
+        workspace: loaded.workspaceRoot,
+        limits: resolved.limits,
+        permissions: resolved.needs,
+      }),
+      async execute(prompt, emit, signal) {
+        const safeEmit = (e: AgentEvent) => emit(redactor.redactValue(e));
+        const limits = resolved.limits;
+        const budget = new AbortController();
+        const timer = limits.timeout_ms === undefined ? undefined : setTimeout(
+          () =>
+            budget.abort(
+              new BudgetError("time", `timeout reached (${limits.timeout_ms! / 1000} s)`),
+            ),
+          limits.timeout_ms,
+        );
+        const titler = resolved.smallModel === resolved.model ? undefined : small;
+        if (!session.resumed) {
+          titleDone = startTitle(titler, prompt, writer, warn, titleAbort.signal);
+        }
+        try {
+          return await runAgent({
+            provider,
+            tools: tooling.runner,
+            store: writer,
+            clock: systemClock,
+            emit: safeEmit,
+            newId: () => crypto.randomUUID(),
+            repair: repairForRequest,
+            summarizer: config.options?.disable_auto_summarize
+              ? undefined
+              : { provider: small, contextWindow: model.context_window },
+            beforeTurn: tooling.mcp ? async () => void (await tooling.mcp!.refresh()) : undefined,
+          }, {
+            system,
+            history: session.history,
+            prompt,
+            limits,
+            onDeny: args.onDeny,
+            signal: AbortSignal.any([signal, budget.signal]),
+          });
+        } finally {
+          clearTimeout(timer);
+          await writer.saveMeta({ model: provider.label, ...persistedState(state) });
+        }
+      },
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Opens the session a run writes to: a new one, the latest (`-C`) or a given one
+ * (`-s`), and restores what resume brings back: history (from the last summary on),
+ * the model of the last assistant message, todos, viewed files and shell state.
+ */
+import type { Message } from "../provider/types.ts";
+import type { ToolState } from "../tools/types.ts";
+import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";
+import { UsageError } from "../util/errors.ts";
+
+export interface OpenedSession {
+  handle: SessionHandle;
+  history: Message[];
+  /** `provider/model` of the last assistant message, for resume. */
+  lastModel?: string;
+  state: ToolState;
+  resumed: boolean;
+}
+
+export async function openRunSession(
+  store: SessionStore,
+  opts: { continue: boolean; session?: string; cwd: string },
+): Promise<OpenedSession> {
+  let handle: SessionHandle;
+  if (opts.continue) {
+    const latest = await store.latestTopLevel();
+    if (!latest) {
+      throw new UsageError("no session to continue", {
+        hint: "start one with mopac run PROMPT, or pick one with -s ID",
+      });
+    }
+    handle = await store.open(latest.id);
+  } else if (opts.session !== undefined) {
+    handle = await store.open(opts.session);
+  } else {
+    const fresh = await store.create({ cwd: opts.cwd });
+    return { handle: fresh, history: [], state: emptyState(opts.cwd), resumed: false };
+  }
+  try {
+    const loaded = await handle.load();
+    const state = emptyState(opts.cwd);
+    state.todos = loaded.meta.todos ?? [];
+    state.viewed = new Map(Object.entries(loaded.meta.viewed ?? {}));
+    if (loaded.meta.shell) state.shell = structuredClone(loaded.meta.shell);
+    return {
+      handle,
+      history: activeHistory(loaded),
+      lastModel: loaded.last_model,
+      state,
+      resumed: true,
+    };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+function emptyState(cwd: string): ToolState {
+  return { viewed: new Map(), todos: [], shell: { cwd, env: {} } };
+}
+
+/** The parts of tool state that a session keeps across runs. */
+export function persistedState(state: ToolState) {
+  return {
+    todos: state.todos,
+    viewed: Object.fromEntries(state.viewed),
+    shell: state.shell,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Runs `agent` tool calls: each is a child session (parent set, never picked by
+ * `-C`) with the `task` profile and the small model unless config says otherwise.
+ * Its calls pass the same kind of gate; its usage is reported back to the parent.
+ */
+import type { Provider } from "../provider/types.ts";
+import type { SessionStore } from "../session/mod.ts";
+import { repairForRequest } from "../session/mod.ts";
+import type { AgentRunner } from "../tools/agent.ts";
+import type { Redactor } from "../permission/secrets.ts";
+import { resolveProfile } from "../permission/profiles.ts";
+import { resolveModel } from "../catalog/mod.ts";
+import { createProvider } from "../provider/provider.ts";
+import { runAgent } from "../agent/loop.ts";
+import { systemClock } from "../util/clock.ts";
+import { readEnv } from "../util/env.ts";
+import type { ResolvedRun } from "./resolve.ts";
+import { buildTooling } from "./tooling.ts";
+import { buildPrompt } from "./prompt.ts";
+import { persistedState } from "./session_setup.ts";
+import { secretSafeWriter } from "./secrets.ts";
+
+export const SUB_AGENT_PROFILE = "task";
+
+export function subAgentRunner(opts: {
+  resolved: ResolvedRun;
+  store: SessionStore;
+  /** The small model's provider, used unless the task profile names a model. */
+  provider: Provider;
+  redactor: Redactor;
+  warn: (line: string) => void;
+  parentId: string;
+}): AgentRunner {
+  const { resolved, store, redactor, warn } = opts;
+  const { loaded } = resolved;
+  return async (prompt, parentCtx) => {
+    const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
+    const provider = profile.model
+      ? createProvider(resolveModel(profile.model, { config: loaded.config, env: readEnv }), {
+        log: warn,
+      })
+      : opts.provider;
+    const handle = await store.create({ cwd: resolved.cwd, parent_id: opts.parentId });
+    const writer = secretSafeWriter(handle, redactor);
+    const state = {
+      viewed: new Map<string, number>(),
+      todos: [],
+      shell: { cwd: resolved.cwd, env: {} },
+    };
+    const tooling = await buildTooling({
+      config: loaded.config,
+      profile,
+      workspace: loaded.workspaceRoot,
+      dataDir: loaded.dataDir,
+      context: {
+        session_id: handle.id,
+        workspace: loaded.workspaceRoot,
+        state,
+        env: loaded.config.env ?? {},
+        attachments: parentCtx.attachments,
+        recordChange: (c) => void writer.recordChange(c),
+        stateChanged: () => void writer.saveMeta(persistedState(state)),
+      },
+      redactor,
+      warn,
+      mcp: false,
+    });
+    try {
+      await writer.saveMeta({ title: prompt.split("\n")[0].slice(0, 60), model: provider.label });
+      const system = await buildPrompt({
+        loaded,
+        cwd: resolved.cwd,
+        model: resolved.smallModel,
+        profile,
+        mcpInstructions: [],
+      });
+      const outcome = await runAgent({
+        provider,
+        tools: tooling.runner,
+        store: writer,
+        clock: systemClock,
+        emit: () => {},
+        newId: () => crypto.randomUUID(),
+        repair: repairForRequest,
+      }, {
+        system,
+        history: [],
+        prompt,
+        limits: { max_turns: resolved.limits.max_turns ?? 50, ...pick(resolved.limits) },
+        onDeny: "continue",
+        signal: parentCtx.signal,
+      });
+      return {
+        text: outcome.error
+          ? `${outcome.text}\n\n[sub-agent stopped: ${outcome.error.message}]`.trim()
+          : outcome.text,
+        is_error: outcome.error !== undefined,
+        session_id: handle.id,
+        usage: outcome.usage,
+        cost_usd: outcome.cost_usd,
+      };
+    } finally {
+      await tooling.close();
+      await handle.close();
+    }
+  };
+}
+
+/** The parent's caps apply to each child too; the parent also counts the child's spend. */
+function pick(l: ResolvedRun["limits"]) {
+  return { max_tokens: l.max_tokens, max_cost: l.max_cost, timeout_ms: l.timeout_ms };
+}

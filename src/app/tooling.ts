@@ -1,0 +1,109 @@
+/**
+ * The tools of a run: built-in tools, MCP servers (started only when the profile
+ * can use them), the gate, and the runner every call goes through.
+ */
+import { join } from "node:path";
+import type { Config } from "../config/mod.ts";
+import type { McpServerStatus } from "../agent/events.ts";
+import { builtinTools } from "../tools/registry.ts";
+import { createToolRunner } from "../tools/runner.ts";
+import type { AgentRunner } from "../tools/agent.ts";
+import type { Tool, ToolContext, ToolRunner } from "../tools/types.ts";
+import { createGate } from "../permission/gate.ts";
+import type { Profile } from "../permission/profiles.ts";
+import { summarizeInput } from "../permission/denials.ts";
+import type { Redactor } from "../permission/secrets.ts";
+import type { Gate } from "../permission/types.ts";
+import { baseEnv } from "../tools/shell/env.ts";
+import { createMcpManager, type McpManager } from "../mcp/manager.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
+import { VERSION } from "../cli/help.ts";
+
+export interface Tooling {
+  runner: ToolRunner;
+  gate: Gate;
+  mcp?: McpManager;
+  mcpStatuses: McpServerStatus[];
+  /** Every tool that exists (the runner offers what the gate allows). */
+  all(): Tool[];
+  close(): Promise<void>;
+}
+
+export interface ToolingOptions {
+  config: Config;
+  profile: Profile;
+  workspace: string;
+  dataDir: string;
+  context: Omit<ToolContext, "signal">;
+  redactor: Redactor;
+  runAgent?: AgentRunner;
+  warn: (line: string) => void;
+  /** Skip starting MCP servers (sub-agents reuse the parent's). */
+  mcp?: McpManager | false;
+}
+
+/** MCP servers the profile could use; the others are not started at all. */
+export function serversFor(config: Config, profile: Profile): Record<string, McpServerConfig> {
+  const out: Record<string, McpServerConfig> = {};
+  for (const [name, cfg] of Object.entries(config.mcp ?? {})) {
+    if (cfg.disabled) continue;
+    if (profile.mcp === "all" || profile.mcp[name] !== undefined) out[name] = cfg;
+  }
+  return out;
+}
+
+export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
+  const { config, profile } = opts;
+  const builtins = builtinTools(config.tools ?? {}, { runAgent: opts.runAgent });
+  let mcp: McpManager | undefined;
+  let mcpStatuses: McpServerStatus[] = [];
+  if (opts.mcp !== false) {
+    mcp = opts.mcp;
+    const servers = serversFor(config, profile);
+    if (!mcp && Object.keys(servers).length > 0) {
+      mcp = createMcpManager(servers, {
+        logDir: join(opts.dataDir, "logs"),
+        log: opts.warn,
+        clientName: "mopac",
+        clientVersion: VERSION,
+      });
+      mcpStatuses = await mcp.start();
+      for (const s of mcpStatuses) {
+        if (s.status === "failed") opts.warn(`mopac: MCP server ${s.name} failed: ${s.error}`);
+      }
+      try {
+        mcp.assertRequired();
+      } catch (err) {
+        await Promise.allSettled([mcp.close(), builtins.dispose()]);
+        throw err;
+      }
+    } else if (mcp) {
+      mcpStatuses = mcp.statuses();
+    }
+  }
+  const all = () => [...builtins.tools, ...(mcp?.tools() ?? [])];
+  const gate = createGate({
+    profile,
+    workspace: opts.workspace,
+    hooks: config.hooks?.PreToolUse,
+    hookEnv: baseEnv({ config: config.env ?? {} }),
+    sessionId: opts.context.session_id,
+    log: opts.warn,
+  });
+  const runner = createToolRunner({
+    tools: all,
+    gate,
+    context: opts.context,
+    summarize: (input) => summarizeInput(input, (s) => opts.redactor.redact(s)),
+  });
+  return {
+    runner,
+    gate,
+    mcp,
+    mcpStatuses,
+    all,
+    close: async () => {
+      await Promise.allSettled([builtins.dispose(), opts.mcp ? undefined : mcp?.close()]);
+    },
+  };
+}
