@@ -42,7 +42,7 @@ export async function prepareRun(
   const { loaded, profile, cwd } = resolved;
   const { config } = loaded;
   let model = resolved.model;
-  const redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  let redactor = runSecrets(loaded, [model, resolved.smallModel]);
   const warn = (line: string) => opts.warn(redactor.redact(line));
 
   const store = await openSessionStore(loaded.dataDir, { ephemeral: args.ephemeral, warn });
@@ -66,6 +66,7 @@ export async function prepareRun(
     if (session.resumed && !args.model && session.lastModel && !profile.model) {
       try {
         model = resolveModel(session.lastModel, { config, env: readEnv });
+        redactor = runSecrets(loaded, [model, resolved.smallModel]);
       } catch (err) {
         warn(`mopac: cannot restore model ${session.lastModel}: ${(err as Error).message}`);
       }

@@ -21,11 +21,25 @@ function writeAll(file: { writeSync(p: Uint8Array): number }, text: string): voi
   }
 }
 
+/** Writes until the reader goes away; a closed pipe (`mopac run … | head`) is not an error. */
+function pipeWriter(file: { writeSync(p: Uint8Array): number }): (t: string) => void {
+  let closed = false;
+  return (t) => {
+    if (closed) return;
+    try {
+      writeAll(file, t);
+    } catch (err) {
+      if (err instanceof Deno.errors.BrokenPipe) closed = true;
+      else throw err;
+    }
+  };
+}
+
 export function processIo(): Io {
   const noColor = readEnv("NO_COLOR") !== undefined;
   return {
-    out: (t) => writeAll(Deno.stdout, t),
-    err: (t) => writeAll(Deno.stderr, t),
+    out: pipeWriter(Deno.stdout),
+    err: pipeWriter(Deno.stderr),
     color: !noColor && Deno.stderr.isTerminal(),
   };
 }
