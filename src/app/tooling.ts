@@ -15,7 +15,7 @@ import { summarizeInput } from "../permission/denials.ts";
 import type { Redactor } from "../permission/secrets.ts";
 import type { Gate } from "../permission/types.ts";
 import { baseEnv } from "../tools/shell/env.ts";
-import { createMcpManager, type McpManager } from "../mcp/manager.ts";
+import type { McpManager } from "../mcp/manager.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { VERSION } from "../cli/help.ts";
 
@@ -61,17 +61,19 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
     mcp = opts.mcp;
     const servers = serversFor(config, profile);
     if (!mcp && Object.keys(servers).length > 0) {
+      // Loaded only when a server is configured: the MCP SDK (with ajv) costs a run
+      // without servers tens of milliseconds and megabytes for nothing.
+      const { createMcpManager } = await import("../mcp/manager.ts");
       mcp = createMcpManager(servers, {
         logDir: join(opts.dataDir, "logs"),
         log: opts.warn,
         clientName: "mopac",
         clientVersion: VERSION,
+        redactLog: (text) => opts.redactor.redact(text),
       });
-      mcpStatuses = await mcp.start();
-      for (const s of mcpStatuses) {
-        if (s.status === "failed") opts.warn(`mopac: MCP server ${s.name} failed: ${s.error}`);
-      }
       try {
+        // The manager itself warns about each server that failed to start (through `warn`).
+        mcpStatuses = await mcp.start();
         mcp.assertRequired();
       } catch (err) {
         await Promise.allSettled([mcp.close(), builtins.dispose()]);

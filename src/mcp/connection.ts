@@ -21,6 +21,7 @@ export interface ConnectionOptions {
   clientName: string;
   clientVersion: string;
   roots?: string[];
+  redactLog?: (text: string) => string;
 }
 
 export interface ListedTool {
@@ -172,7 +173,10 @@ export class McpConnection {
     const old = this.#transport;
     if (old) this.#closing.push(closeQuietly(old));
 
-    const transport = createTransport(this.name, this.cfg, { logDir: this.opts.logDir });
+    const transport = createTransport(this.name, this.cfg, {
+      logDir: this.opts.logDir,
+      redactLog: this.opts.redactLog,
+    });
     tagUndelivered(transport);
     const client = createClient({
       name: this.opts.clientName,

@@ -7,7 +7,7 @@
  */
 import type { McpServerStatus } from "../agent/events.ts";
 import type { Tool } from "../tools/types.ts";
-import { ToolInfraError } from "../util/errors.ts";
+import { InterruptedError, ToolInfraError } from "../util/errors.ts";
 import { configProblem, type McpServerConfig } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import { assignToolNames } from "./naming.ts";
@@ -22,6 +22,8 @@ export interface McpManagerOptions {
   clientVersion?: string;
   /** Absolute directories offered as roots; none → the roots capability is not declared. */
   roots?: string[];
+  /** Applied to each line a stdio server writes to its log (keeps secrets out of logs). */
+  redactLog?: (text: string) => string;
 }
 
 export interface McpManager {
@@ -61,6 +63,7 @@ export function createMcpManager(
       clientName: opts.clientName ?? "mopac",
       clientVersion: opts.clientVersion ?? "0.0.0",
       roots: opts.roots,
+      redactLog: opts.redactLog,
     });
     return { name, cfg, conn };
   });
@@ -95,10 +98,28 @@ export function createMcpManager(
     return changed;
   };
 
+  const closeAll = async () => {
+    await Promise.all(entries.map((e) => e.conn?.close()));
+    toolList = [];
+  };
+
   return {
     start() {
       started ??= (async () => {
-        await Promise.all(entries.map((e) => e.conn?.connect()));
+        const interrupts = watchInterrupts();
+        try {
+          const signal = await Promise.race([
+            Promise.all(entries.map((e) => e.conn?.connect())).then(() => undefined),
+            interrupts.signal,
+          ]);
+          if (signal) {
+            // Still listening while closing, so a second signal cannot cut the close short.
+            await closeAll();
+            throw new InterruptedError(signal);
+          }
+        } finally {
+          interrupts.dispose();
+        }
         for (const e of entries) {
           const s = statusOf(e);
           if (s.status === "failed") log(`mcp ${e.name}: failed to start: ${s.error}`);
@@ -146,9 +167,32 @@ export function createMcpManager(
 
     connection: (server) => entries.find((e) => e.name === server)?.conn,
 
-    async close() {
-      await Promise.all(entries.map((e) => e.conn?.close()));
-      toolList = [];
-    },
+    close: closeAll,
+  };
+}
+
+type Interrupt = "SIGINT" | "SIGTERM";
+
+/**
+ * SIGINT/SIGTERM while servers start (which can take their whole timeout): nobody else
+ * listens yet, so Deno's default handling would end mopac at once and leave the servers
+ * started so far running. With a listener, start() closes them and throws instead.
+ */
+function watchInterrupts(): { signal: Promise<Interrupt>; dispose(): void } {
+  let fire: (s: Interrupt) => void = () => {};
+  const signal = new Promise<Interrupt>((resolve) => fire = resolve);
+  const added: Array<[Interrupt, () => void]> = [];
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    const handler = () => fire(sig);
+    try {
+      Deno.addSignalListener(sig, handler);
+      added.push([sig, handler]);
+    } catch {
+      // Not supported on this platform (SIGTERM on Windows): keep the default.
+    }
+  }
+  return {
+    signal,
+    dispose: () => added.forEach(([sig, handler]) => Deno.removeSignalListener(sig, handler)),
   };
 }

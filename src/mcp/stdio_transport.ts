@@ -5,6 +5,7 @@
  * `npx`/`bash -c` grandchildren outlive it. Here the child inherits the whole
  * environment plus `env`, leads its own group, and its stderr goes to a log file.
  */
+import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
@@ -19,6 +20,8 @@ export interface StdioOptions {
   cwd?: string;
   /** Append-mode log file for the child's stderr. */
   logPath: string;
+  /** Applied to each line before it is logged; lines are then written whole. */
+  redactLog?: (text: string) => string;
   /** Grace after closing stdin before TERM; TERM → KILL waits KILL_AFTER_MS. */
   stdinGraceMs?: number;
 }
@@ -188,6 +191,8 @@ export class StdioTransport implements Transport {
   async #pumpStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
     let file: Deno.FsFile | undefined;
     try {
+      // The data dir's logs/ folder does not exist before the first server logs there.
+      await Deno.mkdir(dirname(this.#opts.logPath), { recursive: true });
       file = await Deno.open(this.#opts.logPath, { append: true, create: true });
       const header = `--- ${
         new Date().toISOString()
@@ -197,15 +202,33 @@ export class StdioTransport implements Transport {
       this.onerror?.(new Error(`cannot open ${this.#opts.logPath}: ${(err as Error).message}`));
     }
     const decoder = new TextDecoder();
+    const redact = this.#opts.redactLog;
+    // With redaction, whole lines only: a secret split over two chunks must still match.
+    let line = "";
+    const write = async (text: string) => {
+      if (file && text) {
+        await writeAll(file, this.#encoder.encode(redact!(text))).catch(() => file = undefined);
+      }
+    };
     try {
       for await (const chunk of stderr) {
-        this.#stderrTail = (this.#stderrTail + decoder.decode(chunk, { stream: true }))
-          .slice(-STDERR_TAIL);
-        if (file) await writeAll(file, chunk).catch(() => file = undefined);
+        const text = decoder.decode(chunk, { stream: true });
+        this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL);
+        if (!redact) {
+          if (file) await writeAll(file, chunk).catch(() => file = undefined);
+          continue;
+        }
+        line += text;
+        const end = line.lastIndexOf("\n") + 1;
+        // A line longer than the tail cap is written as it is rather than held forever.
+        const cut = end > 0 ? end : line.length > STDERR_TAIL * 32 ? line.length : 0;
+        await write(line.slice(0, cut));
+        line = line.slice(cut);
       }
     } catch {
       // The pipe broke with the process; nothing more to log.
     } finally {
+      if (redact) await write(line + decoder.decode());
       file?.close();
     }
   }

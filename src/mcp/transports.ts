@@ -16,6 +16,7 @@ const TERMINATE_MS = 1_000;
 
 export interface TransportOptions {
   logDir: string;
+  redactLog?: (text: string) => string;
 }
 
 export function logPathFor(logDir: string, server: string): string {
@@ -34,6 +35,7 @@ export function createTransport(
       args: cfg.args,
       env: cfg.env,
       logPath: logPathFor(opts.logDir, server),
+      redactLog: opts.redactLog,
     });
   }
   const url = new URL(cfg.url!);
