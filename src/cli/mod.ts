@@ -7,6 +7,7 @@ import { type Io, processIo } from "./io.ts";
 import { MAIN_HELP, VERSION } from "./help.ts";
 import { MopacError } from "../util/errors.ts";
 import { readEnv } from "../util/env.ts";
+import { explainNotCapable, isNotCapable } from "../permission/not_capable.ts";
 
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
@@ -36,13 +37,12 @@ export async function runCli(argv: string[], io: Io = processIo()): Promise<numb
 }
 
 export function reportError(err: unknown, io: Io): number {
+  // A sandbox refusal anywhere becomes a usage error naming the flag to add.
+  if (isNotCapable(err)) err = explainNotCapable(err);
   const { code } = endingOf(err);
   if (err instanceof MopacError) {
     io.err(`mopac: ${err.message}\n`);
     if (err.hint) io.err(`hint: ${err.hint}\n`);
-  } else if (err instanceof Deno.errors.NotCapable) {
-    io.err(`mopac: ${err.message}\n`);
-    return EXIT.usage;
   } else {
     const e = err instanceof Error ? err : new Error(String(err));
     io.err(`mopac: internal error: ${e.message}\n`);

@@ -158,8 +158,9 @@ function pickLimits(entry: AgentInput): LimitsInput {
 /**
  * Keeps only the tools named in `list`: built-in names exactly, MCP tools by their
  * model-visible name or a glob on it (`mcp_github_*`). A `flag` list naming a tool
- * that does not exist is a usage error; a `config` list (crush's key, which may name
- * crush-only tools) ignores unknown names.
+ * that does not exist, or a built-in tool the profile does not offer, is a usage
+ * error; a `config` list (crush's key, which may name crush-only tools) ignores
+ * unknown names.
  */
 export function narrowProfile(
   profile: Profile,
@@ -173,6 +174,16 @@ export function narrowProfile(
     throw new UsageError(
       `--tools: unknown tool ${unknown.map((t) => `"${t}"`).join(", ")}; ` +
         `known: ${BUILTIN_TOOLS.join(", ")}, or mcp_<server>_<tool> names and globs`,
+    );
+  }
+  // A flag naming a tool the profile does not offer is a mistake to report, not to
+  // drop quietly: the run would otherwise go ahead without a tool the caller expected.
+  const outside = builtins.filter((t) => BUILTIN_TOOLS.includes(t) && !profile.tools.has(t));
+  if (source === "flag" && outside.length > 0) {
+    throw new UsageError(
+      `--tools: ${outside.map((t) => `"${t}"`).join(", ")} not allowed by profile ` +
+        `"${profile.name}" (--tools can only narrow; the profile offers ` +
+        `${[...profile.tools].sort().join(", ") || "no built-in tools"})`,
     );
   }
   const tools = new Set([...profile.tools].filter((t) => builtins.includes(t)));

@@ -13,6 +13,12 @@ export interface Redactor {
   redact(text: string): string;
   /** A deep copy of a JSON-like value with every string redacted (keys too). */
   redactValue<T>(value: T): T;
+  /**
+   * Length of the longest end of `text` that is the start of a secret but not a whole
+   * one: text streamed in pieces holds that much back until the next piece shows
+   * whether a secret is being spelled out across the boundary.
+   */
+  heldTail(text: string): number;
   /** Number of distinct strings searched for. */
   readonly size: number;
 }
@@ -55,7 +61,21 @@ export function collectSecrets(values: Iterable<string | undefined | null>): Red
     return value;
   };
 
-  return { redact, redactValue, size: sorted.length };
+  const heldTail = (text: string): number => {
+    let longest = 0;
+    for (const needle of sorted) {
+      // Only ends longer than what is already found, and shorter than the whole secret.
+      for (let k = Math.min(needle.length - 1, text.length); k > longest; k--) {
+        if (text.endsWith(needle.slice(0, k))) {
+          longest = k;
+          break;
+        }
+      }
+    }
+    return longest;
+  };
+
+  return { redact, redactValue, heldTail, size: sorted.length };
 }
 
 function escapeRegExp(text: string): string {

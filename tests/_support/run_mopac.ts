@@ -29,6 +29,11 @@ export interface SpawnOptions {
   perms: Permissions;
   env?: Record<string, string>;
   stdin?: string;
+  /**
+   * Raw Deno flags used instead of `denoFlags(perms)`, exactly as given (e.g. what
+   * `mopac sandbox` printed); `perms` is then ignored.
+   */
+  flags?: string[];
 }
 
 export function denoFlags(p: Permissions): string[] {
@@ -50,7 +55,7 @@ export function denoFlags(p: Permissions): string[] {
 
 function command(args: string[], opts: SpawnOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...denoFlags(opts.perms), MAIN, ...args],
+    args: ["run", ...(opts.flags ?? denoFlags(opts.perms)), MAIN, ...args],
     cwd: opts.cwd,
     clearEnv: true,
     env: {

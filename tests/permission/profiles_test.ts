@@ -102,8 +102,14 @@ Deno.test("unknown tool in agents.*.allowed_tools → ConfigError", () => {
 });
 
 Deno.test("--tools narrows and can never widen", () => {
-  const p = resolveProfile("readonly", {}, { tools: "view,grep,bash" });
-  assert.deepEqual(sorted(p), ["grep", "view"]); // bash is not in readonly: not added
+  const p = resolveProfile("readonly", {}, { tools: "view,grep" });
+  assert.deepEqual(sorted(p), ["grep", "view"]);
+  // bash is not in readonly: naming it is an error, never a widening.
+  assert.throws(
+    () => resolveProfile("readonly", {}, { tools: "view,grep,bash" }),
+    (err: unknown) =>
+      err instanceof UsageError && /"bash" not allowed by profile/.test(err.message),
+  );
   const q = resolveProfile("coder", {}, { tools: ["view", "bash"] });
   assert.deepEqual(sorted(q), ["bash", "view"]);
   const none = resolveProfile("coder", {}, { tools: "" });
@@ -154,5 +160,6 @@ Deno.test("permissions.allowed_tools narrows every profile (crush's tool:action 
   assert.equal(gate.allows("mcp_gh_x", { server: "gh", tool: "x" }), true);
   assert.equal(gate.allows("mcp_other_x", { server: "other", tool: "x" }), false);
   // And --tools narrows further, never back.
-  assert.deepEqual(sorted(resolveProfile("coder", cfg, { tools: "bash,edit" })), ["bash"]);
+  assert.deepEqual(sorted(resolveProfile("coder", cfg, { tools: "bash" })), ["bash"]);
+  assert.throws(() => resolveProfile("coder", cfg, { tools: "bash,edit" }), UsageError);
 });
