@@ -16,6 +16,8 @@ export interface ResolveContext {
   env: (name: string) => string | undefined;
   /** Defaults to the built-in catalog. */
   catalog?: Catalog;
+  /** A missing key is no error (replaying a cassette sends nothing to the provider). */
+  keyOptional?: boolean;
 }
 
 /**
@@ -106,7 +108,8 @@ function pick(
       hint: "a provider that is not in the built-in catalog needs its OpenAI-compatible base_url",
     });
   }
-  const key = keyOf(entry, ctx.env);
+  let key = keyOf(entry, ctx.env);
+  if (!key.ok && ctx.keyOptional) key = { ok: true, source: "(not needed: replaying)" };
   if (!key.ok) {
     if (key.denied) {
       throw new SandboxError(

@@ -2,8 +2,8 @@
  * Cassettes: `--record FILE` appends one JSONL entry per attempt (request body
  * with secrets removed, URL path, raw response status/headers/SSE text);
  * `--replay FILE` is a fetch that serves those entries in order without any
- * network and fails clearly when the run asks for more, or for another model or
- * tool set, than was recorded. Failed attempts are recorded too, so a replay
+ * network and fails clearly when the run asks for more, or for another model,
+ * tool set or prompt, than was recorded. Failed attempts are recorded too, so a replay
  * goes through the same retries as the recorded run.
  */
 import { ProviderError } from "./errors.ts";
@@ -103,6 +103,12 @@ export function replayFetch(path: string): typeof fetch {
           `but this run asks for ${wanted.text}`,
       );
     }
+    if (recorded.prompt !== wanted.prompt) {
+      throw replayError(
+        `the cassette ${path} has no request for this prompt: request #${n + 1} was recorded ` +
+          `for ${quote(recorded.prompt)}, this run asks for ${quote(wanted.prompt)}`,
+      );
+    }
     cursor.next = n + 1;
     return new Response(entry.response.body, {
       status: entry.response.status,
@@ -150,14 +156,45 @@ function parseBody(body: unknown): unknown {
   }
 }
 
-function describe(body: unknown): { model: string; tools: string; text: string } {
-  const b = (body ?? {}) as { model?: unknown; tools?: unknown };
+interface RequestShape {
+  model: string;
+  tools: string;
+  /** The last user message of an agent request (one that offers tools); "" otherwise. */
+  prompt: string;
+  text: string;
+}
+
+/**
+ * What a request must share with the recorded one. The prompt is compared only where
+ * tools are offered: there the last user message is what the user (or a parent agent, or
+ * a summary served from the cassette) wrote, while a summarizing request's transcript
+ * carries tool output (paths, times) that differs from run to run.
+ */
+function describe(body: unknown): RequestShape {
+  const b = (body ?? {}) as { model?: unknown; tools?: unknown; messages?: unknown };
   const model = typeof b.model === "string" ? b.model : "?";
   const names = Array.isArray(b.tools)
     ? b.tools.map((t) => (t as { function?: { name?: string } })?.function?.name ?? "?")
     : [];
   const tools = names.join(", ");
-  return { model, tools, text: `model ${model} with tools [${tools}]` };
+  const prompt = names.length > 0 ? lastUserText(b.messages) : "";
+  return { model, tools, prompt, text: `model ${model} with tools [${tools}]` };
+}
+
+function lastUserText(messages: unknown): string {
+  if (!Array.isArray(messages)) return "";
+  const user = messages.findLast((m) => (m as { role?: unknown })?.role === "user") as
+    | { content?: unknown }
+    | undefined;
+  const content = user?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => (p as { text?: unknown })?.text)
+    .filter((t): t is string => typeof t === "string").join("\n");
+}
+
+function quote(s: string): string {
+  return JSON.stringify(s.length > 80 ? `${s.slice(0, 77)}...` : s);
 }
 
 function urlPath(url: string): string {

@@ -104,6 +104,7 @@ export function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenA
   let turns = 0;
 
   async function handle(req: Request): Promise<Response> {
+    const receivedAt = Date.now();
     const path = new URL(req.url).pathname;
     const rawBody = await req.text();
     let body: unknown = undefined;
@@ -112,6 +113,7 @@ export function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenA
     } catch { /* recorded as rawBody; the validator reports it */ }
     const rec: RecordedRequest = {
       index: requests.length,
+      receivedAt,
       method: req.method,
       path,
       headers: Object.fromEntries(req.headers),

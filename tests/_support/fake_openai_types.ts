@@ -117,6 +117,8 @@ export interface FakeOpenAIOptions {
 export interface RecordedRequest {
   /** Arrival order of every request the server saw, from 0. */
   index: number;
+  /** When the request arrived (Date.now() in the server's process, before its body was read). */
+  receivedAt: number;
   method: string;
   path: string;
   /** Lower-cased header names. */

@@ -48,6 +48,17 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
           }
           return;
         }
+        case "turn": {
+          // The message is complete: a retried answer shorter than what is already on
+          // the screen never triggered the check above.
+          const st = messages.get(lastMessage);
+          if (st && st.printed !== st.current) {
+            io.err("mopac: the retried response differs from the text already printed\n");
+            out((lastChar === "\n" ? "" : "\n") + st.current);
+            st.printed = st.current;
+          }
+          return;
+        }
         case "retry": {
           const st = messages.get(e.message_id);
           if (st) st.current = "";

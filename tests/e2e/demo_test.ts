@@ -1,0 +1,51 @@
+/**
+ * `deno task demo` works: tests/demo/run_demo.ts replays the recorded session in a
+ * temporary copy of tests/demo/sample under narrow flags, with no key and no network.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+
+const RUN_DEMO = fileURLToPath(new URL("../demo/run_demo.ts", import.meta.url));
+const SAMPLE = fileURLToPath(new URL("../demo/sample/src/greet.ts", import.meta.url));
+
+Deno.test("demo: the recorded session replays offline, answers and fixes the greeting", async () => {
+  const before = await Deno.readTextFile(SAMPLE);
+  // The flags of the `demo` task in deno.json.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-run",
+      "--allow-env",
+      RUN_DEMO,
+    ],
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/root",
+      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+      NO_COLOR: "1",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, stderr);
+  assert.equal(
+    stdout,
+    "I'll look at the greeting first.\n" +
+      'The greeting is misspelled: "Helo". Fixing it.\n' +
+      'Fixed the misspelled greeting in src/greet.ts ("Helo" → "Hello"). ' +
+      "`bash check.sh` passes.\n",
+  );
+  // Tool progress on stderr, then the file as the run left it.
+  assert.match(stderr, /→ view\n[\s\S]*→ edit\n[\s\S]*→ bash\n/);
+  assert.match(stderr, /exit code 0; src\/greet\.ts now reads:/);
+  assert.match(stderr, /return `Hello, \$\{name\}!`;/);
+  assert.doesNotMatch(stderr, /Helo,/);
+  // The sample itself is untouched: the demo works on a copy.
+  assert.equal(await Deno.readTextFile(SAMPLE), before);
+  assert.match(before, /Helo,/);
+});
