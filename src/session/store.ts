@@ -69,7 +69,12 @@ export class DiskSessionStore implements SessionStore {
     }
     const store = new DiskSessionStore(dataDir, index, opts);
     index.onRebuilt = () => store.#reconcile(true);
-    store.#reconcile(false);
+    try {
+      store.#reconcile(false);
+    } catch (err) {
+      // The index is derived data: a busy or broken one must not stop a run.
+      warn(`index catch-up skipped (${err}); \`mopac sessions reindex\` rebuilds it`);
+    }
     return store;
   }
 
