@@ -11,15 +11,20 @@ export interface Summarizer {
   provider: Provider;
   /** Context window of the large model, in tokens. */
   contextWindow: number;
+  /** Context window of the summarizing (small) model; default contextWindow. */
+  summaryWindow?: number;
 }
 
 const SUMMARY_SYSTEM = `You summarize a coding agent's conversation so that the agent can \
-continue the task from your summary alone. Write plain text with these sections:
-Task: what the user asked for, with every constraint they gave.
-Done so far: files read and changed (paths), commands run and their outcome.
+continue the task from your summary alone: the earlier messages will be gone, so be thorough. \
+Write plain text with these sections:
+Task: what the user asked for, in their words, with every constraint they gave.
+Done so far: files read and changed (paths, what changed), commands run and their outcome, \
+including what was tried and failed.
 Current state: what works, what is failing, open errors with their exact messages.
-Next steps: what remains, in order.
-Keep file paths, identifiers and error messages exact. Leave out pleasantries.`;
+Next steps: what remains, in order, each specific (file, function, command).
+Keep file paths, line numbers, identifiers, commands and error messages exact. Leave out \
+pleasantries.`;
 
 export const SUMMARY_PREFIX =
   "This task continues from an earlier conversation that was summarized to save context.\n\nSummary:\n";
@@ -48,13 +53,16 @@ export async function writeSummary(
   now: number,
 ): Promise<ProviderTurn & { text: string }> {
   // A plain transcript, not the raw messages: any provider accepts it without tools.
+  // It must fit the small model, whose window may be far smaller than the large one's.
+  const window = s.summaryWindow ?? s.contextWindow;
+  const budget = Math.max(4_000, Math.floor(window * 0.6) * 4);
   const ask: Message = {
     id: "summary-request",
     role: "user",
     parts: [{
       type: "text",
       text: `${
-        transcript(messages)
+        transcript(messages, budget)
       }\n\n---\nSummarize the conversation above following your instructions.`,
     }],
     created_at: now,
@@ -70,22 +78,42 @@ export async function writeSummary(
 }
 
 const RESULT_CAP = 2_000;
+const TEXT_CAP = 16_000;
 
-export function transcript(messages: Message[]): string {
+/**
+ * The conversation as plain text in at most `maxChars` characters: the first entry
+ * (the task, or the previous summary) and as many of the latest ones as fit.
+ */
+export function transcript(messages: Message[], maxChars = Infinity): string {
   const out: string[] = [];
   for (const m of messages) {
     for (const p of m.parts) {
-      if (p.type === "text" && p.text.trim()) out.push(`[${m.role}] ${p.text.trim()}`);
-      if (p.type === "tool_call") out.push(`[tool call ${p.name}] ${p.input}`);
+      if (p.type === "text" && p.text.trim()) {
+        out.push(`[${m.role}] ${cut(p.text.trim(), TEXT_CAP)}`);
+      }
+      if (p.type === "tool_call") out.push(`[tool call ${p.name}] ${cut(p.input, RESULT_CAP)}`);
       if (p.type === "tool_result") {
-        const body = p.content.length > RESULT_CAP
-          ? `${p.content.slice(0, RESULT_CAP)} [... ${
-            p.content.length - RESULT_CAP
-          } characters cut]`
-          : p.content;
-        out.push(`[tool result ${p.name}${p.is_error ? ", error" : ""}] ${body}`);
+        out.push(
+          `[tool result ${p.name}${p.is_error ? ", error" : ""}] ${cut(p.content, RESULT_CAP)}`,
+        );
       }
     }
   }
-  return out.join("\n\n");
+  const total = out.reduce((n, e) => n + e.length + 2, 0);
+  if (total <= maxChars || out.length < 3) return out.join("\n\n");
+  let room = maxChars - out[0].length - 100;
+  let from = out.length;
+  while (from > 1 && room - out[from - 1].length - 2 >= 0) room -= out[--from].length + 2;
+  const left = from - 1;
+  return [
+    out[0],
+    `[... ${left} earlier entries left out to fit the summarizer's context window ...]`,
+    ...out.slice(from),
+  ].join("\n\n");
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max
+    ? `${text.slice(0, max)} [... ${text.length - max} characters cut]`
+    : text;
 }

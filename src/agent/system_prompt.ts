@@ -7,6 +7,8 @@ export interface ContextFile {
   /** Path as shown to the model (relative to the workspace when inside it). */
   path: string;
   content: string;
+  /** Set when only the start of a very large file was read. */
+  truncated?: boolean;
 }
 
 export interface Skill {
@@ -24,21 +26,25 @@ export interface EnvironmentInfo {
 }
 
 export interface PromptParts {
+  /** "task" for sub-agents: their answer goes to another agent, not to a person. */
+  role?: "agent" | "task";
   environment: EnvironmentInfo;
   contextFiles: ContextFile[];
-  providerPrefix?: string;
   profilePrompt?: string;
   mcpInstructions: Array<{ server: string; text: string }>;
   skills: Skill[];
 }
 
-/** Caps in characters; about 4 characters a token. */
+/** Caps in characters (about 4 characters a token), and lines of `git status`. */
 export const PROMPT_CAPS = {
   contextFile: 20_000,
   contextTotal: 60_000,
   mcpInstructions: 8_000,
   gitStatus: 2_000,
+  gitStatusLines: 30,
+  gitCommits: 1_000,
   profilePrompt: 20_000,
+  skillDescription: 500,
 };
 
 export const BASE_PROMPT =
@@ -57,10 +63,22 @@ do not retry the same call; find another allowed way or report what you could no
 - Finish with a short report: what you changed (files), how you verified it, and anything left \
 undone. Keep it plain text, no preamble.`;
 
+/** For sub-agents (the `agent` tool): another agent reads the answer, not a person. */
+export const TASK_PROMPT = `You are a mopac sub-agent: another agent handed you a \
+self-contained task and will read your final answer. Nobody will answer questions.
+
+- Find the answer with the tools you are given; a refused call is final, do not retry it.
+- Answer directly and concisely with the facts asked for: absolute file paths, line numbers and \
+short code excerpts where they matter. No preamble, no offer of further help.
+- When something cannot be found, say so and say where you looked.`;
+
+/**
+ * The provider's `system_prompt_prefix` is not part of it: the provider sends that as
+ * a system message of its own before this one (crush does the same), on every request.
+ */
 export function buildSystemPrompt(parts: PromptParts): string {
   const sections: string[] = [];
-  if (parts.providerPrefix) sections.push(parts.providerPrefix.trim());
-  sections.push(BASE_PROMPT);
+  sections.push(parts.role === "task" ? TASK_PROMPT : BASE_PROMPT);
   sections.push(environmentBlock(parts.environment));
   if (parts.profilePrompt?.trim()) {
     sections.push(
@@ -78,7 +96,11 @@ export function buildSystemPrompt(parts: PromptParts): string {
     sections.push(`# MCP server instructions\n\n${body}`);
   }
   if (parts.skills.length > 0) {
-    const list = parts.skills.map((s) => `- ${s.name}: ${s.description} (${s.path})`).join("\n");
+    const list = parts.skills
+      .map((s) =>
+        `- ${s.name}: ${oneLine(s.description, PROMPT_CAPS.skillDescription)} (${s.path})`
+      )
+      .join("\n");
     sections.push(
       `# Skills\n\nThese skills are available. When one fits the task, open its SKILL.md with view and follow it.\n\n${list}`,
     );
@@ -96,14 +118,13 @@ function environmentBlock(env: EnvironmentInfo): string {
   ];
   if (env.git) {
     lines.push(`Git branch: ${env.git.branch || "(detached)"}`);
-    const status = env.git.status.trim()
-      ? cap(env.git.status.trim(), PROMPT_CAPS.gitStatus)
-      : "clean";
+    const status = env.git.status.trim() ? gitStatus(env.git.status) : "clean";
     lines.push(`Git status:\n${status}`);
-    if (env.git.commits.trim()) lines.push(`Recent commits:\n${env.git.commits.trim()}`);
-  } else {
-    lines.push("Not a git repository.");
+    const commits = env.git.commits.trim();
+    if (commits) lines.push(`Recent commits:\n${cap(commits, PROMPT_CAPS.gitCommits)}`);
   }
+  // No git block when there is no repository, or git is not allowed or too slow: saying
+  // "not a repository" could be wrong.
   return lines.join("\n");
 }
 
@@ -118,13 +139,27 @@ function contextBlock(files: ContextFile[]): string {
       );
       continue;
     }
-    const body = cap(f.content.trim(), Math.min(PROMPT_CAPS.contextFile, budget));
-    budget -= body.length;
+    const max = Math.min(PROMPT_CAPS.contextFile, budget);
+    let body = cap(f.content.trim(), max);
+    if (f.truncated && body.length <= max) body += "\n[... cut: the file is longer]";
+    budget -= Math.min(body.length, max);
     blocks.push(`## ${f.path}\n\n${body}`);
   }
   return `# Project instructions\n\nThe project's context files, to follow:\n\n${
     blocks.join("\n\n")
   }`;
+}
+
+function gitStatus(status: string): string {
+  const lines = status.trimEnd().split("\n");
+  const shown = lines.slice(0, PROMPT_CAPS.gitStatusLines).join("\n");
+  const more = lines.length - PROMPT_CAPS.gitStatusLines;
+  return cap(shown, PROMPT_CAPS.gitStatus) + (more > 0 ? `\n[... ${more} more lines]` : "");
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
 export function cap(text: string, max: number): string {

@@ -1,103 +1,217 @@
 /**
  * Gathers what the system prompt says about the project: context files from the
- * git root down to the cwd and from the user's config dir, the environment and
- * git state, and Agent Skills. Everything optional is skipped quietly when the
- * sandbox does not allow it.
+ * user's config dir and from the git root down to the cwd, and the environment with
+ * git state. Whatever the sandbox does not let mopac read is skipped quietly; the
+ * permission is asked first, so Deno never prompts on a terminal.
  */
-import { join, relative, resolve } from "node:path";
-import type { ContextFile, EnvironmentInfo, Skill } from "../agent/system_prompt.ts";
+import { join, relative, resolve, sep } from "node:path";
+import type { ContextFile, EnvironmentInfo } from "../agent/system_prompt.ts";
+import { foldersFromRoot, userDirs } from "../config/paths.ts";
 import { readEnv } from "../util/env.ts";
+import { gitInfo } from "./git_info.ts";
 
-const CONTEXT_NAMES = [
+/**
+ * Looked for in every folder from the git root down to the cwd, in this order, each
+ * followed by its `.local` variant (AGENTS.local.md, .cursorrules.local). Names match
+ * case-insensitively, as crush also reads agents.md, Crush.md and gemini.md.
+ */
+export const CONTEXT_NAMES = [
   "AGENTS.md",
+  "MOPAC.md",
   "CRUSH.md",
   "CLAUDE.md",
   "GEMINI.md",
   ".cursorrules",
   ".github/copilot-instructions.md",
 ];
-/** Each name also in its `.local` variant: AGENTS.local.md, .cursorrules.local … */
-const NAMES = CONTEXT_NAMES.flatMap((n) => [n, localVariant(n)]);
+/** Every file below it (Cursor's rules), after the names above. */
+export const CURSOR_RULES_DIR = ".cursor/rules";
+/** Read from `$XDG_CONFIG_HOME/mopac/` (default ~/.config/mopac/): instructions for every project. */
+export const GLOBAL_NAMES = ["AGENTS.md", "MOPAC.md"];
 
-function localVariant(name: string): string {
+/** Bytes read of one context file at most; the prompt caps far below this anyway. */
+const READ_LIMIT = 256 * 1024;
+/** Files taken from one directory (.cursor/rules, a directory in context_paths). */
+const MAX_DIR_FILES = 50;
+
+export interface ContextOptions {
+  /** The workspace (git) root. */
+  root: string;
+  cwd: string;
+  /** `options.context_paths`: files or directories, relative to the root. */
+  contextPaths?: string[];
+  /** `options.global_context_paths`: files or directories, relative to the global dir. */
+  globalPaths?: string[];
+  /** Default `$XDG_CONFIG_HOME/mopac`; null for none (tests). */
+  globalDir?: string | null;
+  /** Home folder for `~/`; default $HOME. */
+  home?: string;
+}
+
+export function localVariant(name: string): string {
   return name.endsWith(".md") ? name.replace(/\.md$/, ".local.md") : `${name}.local`;
 }
 
-/** Folders from the workspace root down to cwd (cwd outside the root → just cwd). */
-export function foldersDown(root: string, cwd: string): string[] {
-  const rel = relative(root, cwd);
-  if (rel.startsWith("..") || rel === cwd) return [cwd];
-  const out = [root];
-  let cur = root;
-  for (const seg of rel.split("/").filter(Boolean)) {
-    cur = join(cur, seg);
-    out.push(cur);
-  }
-  return out;
-}
-
-export async function findContextFiles(
-  root: string,
-  cwd: string,
-  extraPaths: string[] = [],
-): Promise<ContextFile[]> {
-  const files: ContextFile[] = [];
-  const seen = new Set<string>();
-  const add = async (path: string) => {
-    const abs = resolve(cwd, path);
-    if (seen.has(abs)) return;
-    seen.add(abs);
-    const content = await readText(abs);
-    if (content === undefined) return;
-    const shown = abs.startsWith(root + "/") ? relative(root, abs) : abs;
-    files.push({ path: shown, content });
-  };
-  const configHome = readEnv("XDG_CONFIG_HOME") ??
-    (readEnv("HOME") ? join(readEnv("HOME")!, ".config") : undefined);
-  if (configHome) {
-    for (const name of ["AGENTS.md", "MOPAC.md"]) await add(join(configHome, "mopac", name));
-  }
-  for (const dir of foldersDown(root, cwd)) {
-    for (const name of NAMES) await add(join(dir, name));
-    for (const rule of await listDir(join(dir, ".cursor", "rules"))) await add(rule);
-  }
-  for (const p of extraPaths) {
-    const abs = resolve(root, p);
-    const entries = await listDir(abs);
-    if (entries.length > 0) { for (const e of entries) await add(e); }
-    else await add(abs);
-  }
-  return files;
-}
-
-/** Folders holding a SKILL.md under each skills path; name and description from its front matter. */
-export async function findSkills(root: string, paths: string[]): Promise<Skill[]> {
-  const skills: Skill[] = [];
-  for (const p of paths) {
-    const base = resolve(root, p);
-    for (const dir of await listDir(base)) {
-      const file = join(dir, "SKILL.md");
-      const text = await readText(file);
-      if (text === undefined) continue;
-      const meta = frontMatter(text);
-      skills.push({
-        name: meta.name ?? dir.split("/").at(-1)!,
-        description: meta.description ?? "",
-        path: file,
-      });
+/** Global files first, then the root's down to the cwd's (nearer ones later), then context_paths. */
+export async function findContextFiles(opts: ContextOptions): Promise<ContextFile[]> {
+  const home = opts.home ?? readEnv("HOME");
+  const found = new Collector(opts.root);
+  const listings = new Map<string, Promise<string[]>>();
+  const globalDir = opts.globalDir === undefined
+    ? defaultGlobalDir(home)
+    : opts.globalDir ?? undefined;
+  if (globalDir) {
+    for (const name of GLOBAL_NAMES) await found.addFile(join(globalDir, name));
+    for (const p of opts.globalPaths ?? []) {
+      await found.addPath(resolve(globalDir, expandHome(p, home)));
     }
   }
-  return skills;
+  for (const dir of foldersFromRoot(opts.root, opts.cwd)) {
+    for (const name of CONTEXT_NAMES) {
+      for (const file of await matching(dir, name, listings)) await found.addFile(file);
+      for (const file of await matching(dir, localVariant(name), listings)) {
+        await found.addFile(file);
+      }
+    }
+    await found.addPath(join(dir, CURSOR_RULES_DIR));
+  }
+  for (const p of opts.contextPaths ?? []) {
+    await found.addPath(resolve(opts.root, expandHome(p, home)));
+  }
+  return found.files;
 }
 
-function frontMatter(text: string): Record<string, string> {
-  const m = /^---\n([\s\S]*?)\n---/.exec(text);
-  const out: Record<string, string> = {};
-  for (const line of m?.[1].split("\n") ?? []) {
-    const i = line.indexOf(":");
-    if (i > 0) out[line.slice(0, i).trim()] = line.slice(i + 1).trim().replace(/^["']|["']$/g, "");
+function defaultGlobalDir(home: string | undefined): string | undefined {
+  const { configHome } = userDirs(readEnv, home);
+  return configHome ? join(configHome, "mopac") : undefined;
+}
+
+/** Files of one folder whose name matches `name` ignoring case (a/b.md: `a` exactly). */
+async function matching(
+  dir: string,
+  name: string,
+  listings: Map<string, Promise<string[]>>,
+): Promise<string[]> {
+  const slash = name.lastIndexOf("/");
+  const folder = slash < 0 ? dir : join(dir, name.slice(0, slash));
+  const want = name.slice(slash + 1).toLowerCase();
+  if (!listings.has(folder)) listings.set(folder, fileNames(folder));
+  const names = await listings.get(folder)!;
+  return names.filter((n) => n.toLowerCase() === want).map((n) => join(folder, n));
+}
+
+/** Names of the non-directory entries of a folder, sorted; none when unreadable. */
+async function fileNames(folder: string): Promise<string[]> {
+  if (!canRead(folder)) return [];
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(folder)) if (!e.isDirectory) out.push(e.name);
+  } catch {
+    return [];
   }
-  return out;
+  return out.sort();
+}
+
+class Collector {
+  files: ContextFile[] = [];
+  #seen = new Set<string>();
+  constructor(private root: string) {}
+
+  /** A file, or every file below a directory (sorted, at most MAX_DIR_FILES). */
+  async addPath(path: string): Promise<void> {
+    if (!canRead(path)) return;
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(path);
+    } catch {
+      return;
+    }
+    if (!info.isDirectory) return this.addFile(path);
+    const files: string[] = [];
+    await walk(path, files);
+    for (const f of files) await this.addFile(f);
+  }
+
+  async addFile(path: string): Promise<void> {
+    // The same file twice (CLAUDE.md a symlink to AGENTS.md, or also in context_paths) counts once.
+    const real = await realPath(path);
+    if (this.#seen.has(real)) return;
+    this.#seen.add(real);
+    const read = await readCapped(path, READ_LIMIT);
+    if (read === undefined || read.content.trim() === "") return;
+    const inside = path.startsWith(this.root + sep);
+    this.files.push({
+      path: inside ? relative(this.root, path) : path,
+      content: read.content,
+      ...(read.truncated ? { truncated: true } : {}),
+    });
+  }
+}
+
+async function walk(dir: string, out: string[], depth = 0): Promise<void> {
+  if (depth > 3 || !canRead(dir)) return;
+  const entries: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) entries.push(e);
+  } catch {
+    return;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (out.length >= MAX_DIR_FILES) return;
+    if (e.isDirectory) await walk(join(dir, e.name), out, depth + 1);
+    else out.push(join(dir, e.name));
+  }
+}
+
+/** True when the sandbox lets us read `path`; never prompts. */
+export function canRead(path: string): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "read", path }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+export function expandHome(path: string, home: string | undefined): string {
+  if (!home) return path;
+  if (path === "~") return home;
+  return path.startsWith("~/") ? join(home, path.slice(2)) : path;
+}
+
+async function realPath(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The start of a text file (at most `max` bytes); undefined when it cannot be read. */
+export async function readCapped(
+  path: string,
+  max: number,
+): Promise<{ content: string; truncated: boolean } | undefined> {
+  if (!canRead(path)) return undefined;
+  let file: Deno.FsFile | undefined;
+  try {
+    file = await Deno.open(path, { read: true });
+    const info = await file.stat();
+    if (!info.isFile) return undefined;
+    const buf = new Uint8Array(Math.min(info.size, max));
+    let at = 0;
+    while (at < buf.length) {
+      const n = await file.read(buf.subarray(at));
+      if (n === null) break;
+      at += n;
+    }
+    const content = new TextDecoder().decode(buf.subarray(0, at));
+    return { content, truncated: info.size > max };
+  } catch {
+    return undefined;
+  } finally {
+    file?.close();
+  }
 }
 
 export async function environmentInfo(cwd: string, now: Date): Promise<EnvironmentInfo> {
@@ -106,51 +220,7 @@ export async function environmentInfo(cwd: string, now: Date): Promise<Environme
     os: `${Deno.build.os} ${Deno.build.arch}`,
     date: now.toISOString().slice(0, 10),
   };
-  const branch = await git(cwd, ["rev-parse", "--abbrev-ref", "HEAD"]);
-  if (branch === undefined) return info;
-  info.git = {
-    branch: branch.trim(),
-    status: (await git(cwd, ["status", "--short"])) ?? "",
-    commits: (await git(cwd, ["log", "--oneline", "-3"])) ?? "",
-  };
+  const git = await gitInfo(cwd);
+  if (git) info.git = git;
   return info;
-}
-
-/** Runs git with a time bound; undefined when git is missing, not allowed, slow or fails. */
-async function git(cwd: string, args: string[]): Promise<string | undefined> {
-  try {
-    const cmd = new Deno.Command("git", {
-      args: ["--no-pager", ...args],
-      cwd,
-      stdout: "piped",
-      stderr: "null",
-      stdin: "null",
-      signal: AbortSignal.timeout(2000),
-    });
-    const out = await cmd.output();
-    if (!out.success) return undefined;
-    return new TextDecoder().decode(out.stdout).slice(0, 4000);
-  } catch {
-    return undefined;
-  }
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    const info = await Deno.stat(path);
-    if (!info.isFile) return undefined;
-    return await Deno.readTextFile(path);
-  } catch {
-    return undefined;
-  }
-}
-
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    const out: string[] = [];
-    for await (const e of Deno.readDir(dir)) out.push(join(dir, e.name));
-    return out.sort();
-  } catch {
-    return [];
-  }
 }

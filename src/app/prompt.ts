@@ -5,7 +5,8 @@ import type { ResolvedModel } from "../catalog/types.ts";
 import type { Profile } from "../permission/profiles.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { ConfigError } from "../util/errors.ts";
-import { environmentInfo, findContextFiles, findSkills } from "./context.ts";
+import { environmentInfo, findContextFiles } from "./context.ts";
+import { findSkills } from "./skills.ts";
 
 export async function buildPrompt(opts: {
   loaded: LoadedConfig;
@@ -13,16 +14,31 @@ export async function buildPrompt(opts: {
   model: ResolvedModel;
   profile: Profile;
   mcpInstructions: Array<{ server: string; text: string }>;
+  /** A sub-agent's prompt (the `agent` tool's child sessions). */
+  subAgent?: boolean;
 }): Promise<string> {
   const { loaded, cwd, profile } = opts;
   const options = loaded.config.options ?? {};
+  const root = loaded.workspaceRoot;
+  // Built once per run and sent unchanged every turn, so providers can cache it.
+  const [environment, contextFiles, skills, profileText] = await Promise.all([
+    environmentInfo(cwd, new Date()),
+    findContextFiles({
+      root,
+      cwd,
+      contextPaths: options.context_paths,
+      globalPaths: options.global_context_paths,
+    }),
+    findSkills(root, { paths: options.skills_paths ?? [], disabled: options.disabled_skills }),
+    profilePrompt(profile, loaded),
+  ]);
   return buildSystemPrompt({
-    environment: await environmentInfo(cwd, new Date()),
-    contextFiles: await findContextFiles(loaded.workspaceRoot, cwd, options.context_paths ?? []),
-    providerPrefix: opts.model.system_prompt_prefix,
-    profilePrompt: await profilePrompt(profile, loaded),
+    role: opts.subAgent ? "task" : "agent",
+    environment,
+    contextFiles,
+    profilePrompt: profileText,
     mcpInstructions: opts.mcpInstructions,
-    skills: await findSkills(loaded.workspaceRoot, options.skills_paths ?? []),
+    skills,
   });
 }
 

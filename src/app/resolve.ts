@@ -9,9 +9,10 @@ import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { type Profile, resolveProfile } from "../permission/profiles.ts";
 import { resolveLimits } from "../permission/limits.ts";
-import { type Need, permissionNeeds } from "../permission/sandbox.ts";
+import { hostOf, type Need, permissionNeeds } from "../permission/sandbox.ts";
 import type { Limits } from "../agent/types.ts";
 import { readEnv } from "../util/env.ts";
+import { SandboxError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { BUILTIN_TOOLS } from "../permission/profiles.ts";
 
@@ -50,19 +51,28 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const models: Record<string, { model: string }> = {};
   if (args.model) models.large = { model: args.model };
   if (args.smallModel) models.small = { model: args.smallModel };
+  // Config under an unreadable cwd would be skipped as absent, and the run would fail
+  // later for a confusing reason ("no model selected"): name the flag instead.
+  requireRead(cwd);
   const loaded = await loadConfig({
     cwd,
     configFile: args.config,
     dataDir: args.dataDir,
-    env: readEnv,
+    // Strict: a `$VAR` the sandbox hides is an error naming --allow-env=VAR, not "".
+    env: strictEnv,
     flags: Object.keys(models).length > 0 ? { models } : {},
   });
   const { config } = loaded;
   const profile = resolveProfile(args.agent, config, { tools: args.tools });
-  const ctx = { config, env: readEnv };
+  const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
   // -m wins over the profile's model, which wins over models.large.
-  const model = resolveModel(args.model ? "large" : profile.model ?? "large", ctx);
-  const smallModel = config.models?.small || args.smallModel ? resolveModel("small", ctx) : model;
+  const model = withKeyVar(
+    resolveModel(args.model ? "large" : profile.model ?? "large", ctx),
+    loaded,
+  );
+  const smallModel = config.models?.small || args.smallModel
+    ? withKeyVar(resolveModel("small", ctx), loaded)
+    : model;
   const limits = resolveLimits(
     {
       max_turns: args.maxTurns,
@@ -87,15 +97,52 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
       url: s.url,
     })),
     tools: offered,
-    envVars: [...loaded.referencedEnv, ...(keyVar(model) ? [keyVar(model)!] : [])],
+    envVars: [
+      ...loaded.referencedEnv,
+      ...[keyVar(model), keyVar(smallModel)].filter((v): v is string => v !== undefined),
+    ],
     fetchHosts: profile.fetchHosts,
   });
+  // PreToolUse hooks run under `bash -c` whether or not the bash tool is offered.
+  if ((config.hooks?.PreToolUse ?? []).length > 0) {
+    needs.push({ kind: "run", command: "bash", why: "hooks.PreToolUse" });
+  }
+  // The small model (titles, summaries, sub-agents) may be served from another host.
+  const smallHost = args.replay ? undefined : hostOf(smallModel.base_url);
+  if (smallHost && smallHost !== hostOf(model.base_url)) {
+    needs.push({ kind: "net", host: smallHost, why: "small model" });
+  }
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
   if (args.replay) needs.push({ kind: "read", path: resolve(cwd, args.replay), why: "--replay" });
   // `fetch` reaching any host is optional: without the grant its calls fail as tool
   // errors naming the flag, and the rest of the run works.
   const required = needs.filter((n) => !(n.kind === "net" && n.why.includes("fetch")));
   return { cwd, loaded, profile, model, smallModel, limits, needs, required };
+}
+
+/**
+ * Names the variable behind `"api_key": "$VAR"`: the catalog sees only the expanded
+ * value, and an auth error should say which variable to fix.
+ */
+export function withKeyVar(model: ResolvedModel, loaded: LoadedConfig): ResolvedModel {
+  const path = `providers.${model.provider_id}.api_key`;
+  if (model.api_key_source !== path || !model.api_key) return model;
+  const name = loaded.referencedEnv.find((n) => readEnv(n) === model.api_key);
+  return name ? { ...model, api_key_source: `$${name} (${path})` } : model;
+}
+
+/** Reads a variable; NotCapable (not granted) is thrown for the caller to name the flag. */
+function strictEnv(name: string): string | undefined {
+  return Deno.env.get(name);
+}
+
+function requireRead(path: string): void {
+  if (Deno.permissions.querySync({ name: "read", path }).state === "granted") return;
+  throw new SandboxError(
+    `Deno's permissions do not let mopac read the working directory ${path} ` +
+      "(its config files and workspace)",
+    `--allow-read=${path}`,
+  );
 }
 
 /** The env var holding the model's key, when the key comes from one. */

@@ -13,11 +13,11 @@ import { preflight } from "../permission/sandbox.ts";
 import { systemClock } from "../util/clock.ts";
 import { readEnv } from "../util/env.ts";
 import { BudgetError } from "../util/errors.ts";
-import { resolveRun } from "./resolve.ts";
+import { resolveRun, withKeyVar } from "./resolve.ts";
 import { openRunSession, persistedState } from "./session_setup.ts";
 import { buildTooling } from "./tooling.ts";
 import { buildPrompt } from "./prompt.ts";
-import { runSecrets, secretSafeWriter } from "./secrets.ts";
+import { redactingEmit, redactOutcome, runSecrets, secretSafeWriter } from "./secrets.ts";
 import { subAgentRunner } from "./subagent.ts";
 import { startTitle } from "./title.ts";
 
@@ -63,9 +63,9 @@ export async function prepareRun(
       cwd,
     });
     cleanups.push(() => session.handle.close());
-    if (session.resumed && !args.model && session.lastModel && !profile.model) {
+    if (session.resumed && !args.model && session.lastModel) {
       try {
-        model = resolveModel(session.lastModel, { config, env: readEnv });
+        model = withKeyVar(resolveModel(session.lastModel, { config, env: readEnv }), loaded);
         redactor = runSecrets(loaded, [model, resolved.smallModel]);
       } catch (err) {
         warn(`mopac: cannot restore model ${session.lastModel}: ${(err as Error).message}`);
@@ -148,7 +148,7 @@ export async function prepareRun(
         permissions: resolved.needs,
       }),
       async execute(prompt, emit, signal) {
-        const safeEmit = (e: AgentEvent) => emit(redactor.redactValue(e));
+        const safeEmit = redactingEmit(emit, redactor);
         const limits = resolved.limits;
         const budget = new AbortController();
         const timer = limits.timeout_ms === undefined ? undefined : setTimeout(
@@ -163,26 +163,32 @@ export async function prepareRun(
           titleDone = startTitle(titler, prompt, writer, warn, titleAbort.signal);
         }
         try {
-          return await runAgent({
-            provider,
-            tools: tooling.runner,
-            store: writer,
-            clock: systemClock,
-            emit: safeEmit,
-            newId: () => crypto.randomUUID(),
-            repair: repairForRequest,
-            summarizer: config.options?.disable_auto_summarize
-              ? undefined
-              : { provider: small, contextWindow: model.context_window },
-            beforeTurn: tooling.mcp ? async () => void (await tooling.mcp!.refresh()) : undefined,
-          }, {
-            system,
-            history: session.history,
-            prompt,
-            limits,
-            onDeny: args.onDeny,
-            signal: AbortSignal.any([signal, budget.signal]),
-          });
+          return redactOutcome(
+            redactor,
+            safeEmit,
+            await runAgent({
+              provider,
+              tools: tooling.runner,
+              store: writer,
+              clock: systemClock,
+              emit: safeEmit,
+              newId: () => crypto.randomUUID(),
+              repair: repairForRequest,
+              summarizer: config.options?.disable_auto_summarize ? undefined : {
+                provider: small,
+                contextWindow: model.context_window,
+                summaryWindow: resolved.smallModel.context_window,
+              },
+              beforeTurn: tooling.mcp ? async () => void (await tooling.mcp!.refresh()) : undefined,
+            }, {
+              system,
+              history: session.history,
+              prompt,
+              limits,
+              onDeny: args.onDeny,
+              signal: AbortSignal.any([signal, budget.signal]),
+            }),
+          );
         } finally {
           clearTimeout(timer);
           await writer.saveMeta({ model: provider.label, ...persistedState(state) });

@@ -19,6 +19,7 @@ import { buildTooling } from "./tooling.ts";
 import { buildPrompt } from "./prompt.ts";
 import { persistedState } from "./session_setup.ts";
 import { secretSafeWriter } from "./secrets.ts";
+import { promptTitle } from "./title.ts";
 
 export const SUB_AGENT_PROFILE = "task";
 
@@ -33,13 +34,22 @@ export function subAgentRunner(opts: {
 }): AgentRunner {
   const { resolved, store, redactor, warn } = opts;
   const { loaded } = resolved;
+  // Every child of a run gets the same system prompt: gather it (git, files) once.
+  let system: Promise<string> | undefined;
   return async (prompt, parentCtx) => {
     const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
-    const provider = profile.model
-      ? createProvider(resolveModel(profile.model, { config: loaded.config, env: readEnv }), {
-        log: warn,
-      })
-      : opts.provider;
+    const model = profile.model
+      ? resolveModel(profile.model, { config: loaded.config, env: readEnv })
+      : resolved.smallModel;
+    const provider = profile.model ? createProvider(model, { log: warn }) : opts.provider;
+    system ??= buildPrompt({
+      loaded,
+      cwd: resolved.cwd,
+      model,
+      profile,
+      mcpInstructions: [],
+      subAgent: true,
+    });
     const handle = await store.create({ cwd: resolved.cwd, parent_id: opts.parentId });
     const writer = secretSafeWriter(handle, redactor);
     const state = {
@@ -66,14 +76,7 @@ export function subAgentRunner(opts: {
       mcp: false,
     });
     try {
-      await writer.saveMeta({ title: prompt.split("\n")[0].slice(0, 60), model: provider.label });
-      const system = await buildPrompt({
-        loaded,
-        cwd: resolved.cwd,
-        model: resolved.smallModel,
-        profile,
-        mcpInstructions: [],
-      });
+      await writer.saveMeta({ title: promptTitle(prompt), model: provider.label });
       const outcome = await runAgent({
         provider,
         tools: tooling.runner,
@@ -83,7 +86,7 @@ export function subAgentRunner(opts: {
         newId: () => crypto.randomUUID(),
         repair: repairForRequest,
       }, {
-        system,
+        system: await system,
         history: [],
         prompt,
         limits: { max_turns: resolved.limits.max_turns ?? 50, ...pick(resolved.limits) },

@@ -1,0 +1,110 @@
+/**
+ * The git facts of the system prompt: branch, `git status --short` and the last
+ * three commits. Optional: skipped quietly when `--allow-run=git` is not granted
+ * (asked first, so Deno never prompts), git is missing, the folder is no repository,
+ * or git is slow. Each command is bounded in time and in output size.
+ */
+
+export interface GitInfo {
+  branch: string;
+  status: string;
+  commits: string;
+}
+
+export const GIT_LIMITS = {
+  /** Per command; a huge repository must not hold up the run. */
+  timeoutMs: 2_000,
+  /** Bytes kept of each command's output; the rest is not even read. */
+  maxBytes: 8_000,
+};
+
+export async function gitInfo(cwd: string): Promise<GitInfo | undefined> {
+  if (!gitAllowed()) return undefined;
+  // `branch --show-current` also works before the first commit and prints nothing
+  // when HEAD is detached; outside a repository it fails, and so does the whole block.
+  const [branch, status, commits] = await Promise.all([
+    git(cwd, ["branch", "--show-current"]),
+    git(cwd, ["status", "--short"]),
+    git(cwd, ["log", "--oneline", "-n", "3"]),
+  ]);
+  if (branch === undefined || status === undefined) return undefined;
+  return { branch: branch.trim(), status, commits: commits ?? "" };
+}
+
+function gitAllowed(): boolean {
+  try {
+    return Deno.permissions.querySync({ name: "run", command: "git" }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** Output of one git command, or undefined when it failed, was too slow or could not start. */
+async function git(cwd: string, args: string[]): Promise<string | undefined> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command("git", {
+      // No pager, no lock on the index (status may run beside the user's git), no quoting
+      // of non-ASCII paths.
+      args: ["--no-pager", "--no-optional-locks", "-c", "core.quotepath=off", ...args],
+      cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+  } catch {
+    return undefined;
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill(child);
+  }, GIT_LIMITS.timeoutMs);
+  try {
+    const { bytes, cut } = await readAtMost(child.stdout, GIT_LIMITS.maxBytes);
+    // Enough read: stop git instead of letting it fill a pipe nobody reads.
+    if (cut) kill(child);
+    const status = await child.status;
+    if (timedOut || (!status.success && !cut)) return undefined;
+    const text = new TextDecoder().decode(bytes);
+    return cut ? `${text.slice(0, text.lastIndexOf("\n") + 1)}[... more lines cut]\n` : text;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readAtMost(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    if (size > max) {
+      cut = true;
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  return { bytes: bytes.slice(0, max), cut };
+}
+
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch { /* already gone */ }
+}
