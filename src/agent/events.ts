@@ -4,6 +4,9 @@
  */
 import type { Usage } from "../provider/types.ts";
 import type { Denial } from "../permission/types.ts";
+import type { McpServerStatus } from "../mcp/status.ts";
+
+export type { McpServerStatus };
 
 export type ResultSubtype =
   | "success"
@@ -13,13 +16,6 @@ export type ResultSubtype =
   | "error_agent"
   | "error_tool"
   | "cancelled";
-
-export interface McpServerStatus {
-  name: string;
-  status: "connected" | "failed" | "disabled";
-  tools: number;
-  error?: string;
-}
 
 export interface InitEvent {
   type: "init";

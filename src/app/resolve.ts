@@ -3,7 +3,7 @@
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
 import { join, resolve } from "node:path";
-import type { RunArgs } from "../cli/args.ts";
+import type { RunOptions } from "./options.ts";
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
@@ -30,7 +30,7 @@ export interface ResolvedRun {
 }
 
 type ResolveArgs = Pick<
-  RunArgs,
+  RunOptions,
   | "cwd"
   | "config"
   | "dataDir"

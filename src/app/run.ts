@@ -2,7 +2,7 @@
  * The composition root of `mopac run`: wires config, catalog, provider, session,
  * tools, MCP and the gate into the agent loop. Nothing else builds these.
  */
-import type { RunArgs } from "../cli/args.ts";
+import type { RunOptions } from "./options.ts";
 import type { AgentEvent, InitEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
 import { runAgent } from "../agent/loop.ts";
@@ -34,7 +34,7 @@ export interface PreparedRun {
 }
 
 export async function prepareRun(
-  args: RunArgs,
+  args: RunOptions,
   opts: { warn: (line: string) => void },
 ): Promise<PreparedRun> {
   const resolved = await resolveRun(args);

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import type { Config } from "../config/mod.ts";
-import type { McpServerStatus } from "../agent/events.ts";
+import type { McpServerStatus } from "../mcp/status.ts";
 import { builtinTools } from "../tools/registry.ts";
 import { createToolRunner } from "../tools/runner.ts";
 import type { AgentRunner } from "../tools/agent.ts";
@@ -17,7 +17,7 @@ import type { Gate } from "../permission/types.ts";
 import { baseEnv } from "../tools/shell/env.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
-import { VERSION } from "../cli/help.ts";
+import { VERSION } from "../util/version.ts";
 
 export interface Tooling {
   runner: ToolRunner;

@@ -1,7 +1,7 @@
 /** Help and version texts; kept free of heavy imports so `--help` starts fast. */
-import denoJson from "../../deno.json" with { type: "json" };
+import { VERSION } from "../util/version.ts";
 
-export const VERSION: string = denoJson.version;
+export { VERSION };
 
 export const MAIN_HELP = `mopac ${VERSION} — a headless coding agent for OpenAI-compatible models
 

@@ -5,7 +5,7 @@
  * change mid-run are applied between turns by `refresh()`, so the model's tool set
  * never shifts inside a turn.
  */
-import type { McpServerStatus } from "../agent/events.ts";
+import type { McpServerStatus } from "./status.ts";
 import type { Tool } from "../tools/types.ts";
 import { InterruptedError, ToolInfraError } from "../util/errors.ts";
 import { configProblem, type McpServerConfig } from "./config.ts";

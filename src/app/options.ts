@@ -1,0 +1,26 @@
+/**
+ * What a run is asked to do, as the composition root needs it. The CLI's parsed
+ * flags fit this shape; the app does not depend on how they were parsed.
+ */
+import type { OnDeny } from "../agent/types.ts";
+
+export interface RunOptions {
+  cwd?: string;
+  config?: string;
+  dataDir?: string;
+  model?: string;
+  smallModel?: string;
+  agent?: string;
+  tools?: string[];
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  timeout?: string;
+  record?: string;
+  replay?: string;
+  continue: boolean;
+  session?: string;
+  ephemeral: boolean;
+  onDeny: OnDeny;
+  verbose: boolean;
+}
