@@ -61,6 +61,9 @@ async function record(
     outcome.denials.push(ran.denial);
     await store.saveMeta({ denial: ran.denial });
   }
+  // A sub-agent's refusals are the run's refusals: reported, and --on-deny applies.
+  const nested = ran.nested_denials ?? [];
+  outcome.denials.push(...nested);
   toolMessage.parts.push(result);
   toolMessage.updated_at = clock.now();
   await store.saveMessage(toolMessage, { flush: true });
@@ -75,6 +78,9 @@ async function record(
   guard.record(call.name, call.input, result.content);
   if (result.denied && input.onDeny === "stop") {
     throw new GateError(`permission denied: ${call.name} (${ran.denial?.rule ?? "gate"})`);
+  }
+  if (nested.length > 0 && input.onDeny === "stop") {
+    throw new GateError(`permission denied in a sub-agent: ${nested[0].tool} (${nested[0].rule})`);
   }
 }
 

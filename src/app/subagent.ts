@@ -101,6 +101,7 @@ export function subAgentRunner(opts: {
         session_id: handle.id,
         usage: outcome.usage,
         cost_usd: outcome.cost_usd,
+        denials: outcome.denials,
       };
     } finally {
       await tooling.close();

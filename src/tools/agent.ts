@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { ToolInputError } from "../util/errors.ts";
 import type { Usage } from "../provider/types.ts";
+import type { Denial } from "../permission/types.ts";
 
 export interface AgentResult {
   text: string;
@@ -14,6 +15,8 @@ export interface AgentResult {
   session_id: string;
   usage: Usage;
   cost_usd: number;
+  /** Calls the gate refused inside the sub-agent; they count as the parent's denials. */
+  denials: Denial[];
 }
 
 export type AgentRunner = (prompt: string, ctx: ToolContext) => Promise<AgentResult>;
@@ -48,6 +51,7 @@ export function createAgentTool(run: AgentRunner): Tool {
         is_error: result.is_error,
         usage: result.usage,
         cost_usd: result.cost_usd,
+        denials: result.denials,
       };
     },
   };

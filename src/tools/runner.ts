@@ -96,6 +96,7 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
           },
           usage: out.usage,
           cost_usd: out.cost_usd,
+          ...(out.denials?.length ? { nested_denials: out.denials } : {}),
         };
       } catch (err) {
         if (signal.aborted) {

@@ -61,6 +61,8 @@ export interface ToolOutput {
   /** Model usage spent inside the tool (sub-agents); counts against the run's limits. */
   usage?: Usage;
   cost_usd?: number;
+  /** Refusals that happened inside the tool (a sub-agent's own calls). */
+  denials?: Denial[];
 }
 
 export interface Tool {
@@ -82,6 +84,8 @@ export interface ToolRunResult {
   denial?: Denial;
   usage?: Usage;
   cost_usd?: number;
+  /** Denials inside the tool (sub-agents), reported with the run's own. */
+  nested_denials?: Denial[];
 }
 
 /** What the agent loop sees of the tools. */

@@ -194,3 +194,42 @@ Deno.test("repeated calls with different outputs are not a loop", async () => {
   assert.equal(out.error, undefined);
   assert.equal(out.text, "fine");
 });
+
+Deno.test("a sub-agent's denials count as the run's; --on-deny stop ends after it", async () => {
+  const nested = [{
+    tool: "write",
+    tool_call_id: "x",
+    input_summary: "{}",
+    rule: "r",
+    reason: "no",
+  }];
+  const runner = {
+    ...echoRunner(),
+    run: (call: import("../../src/provider/types.ts").ToolCallPart) =>
+      Promise.resolve({
+        result: {
+          type: "tool_result" as const,
+          tool_call_id: call.id,
+          name: call.name,
+          content: "child answer",
+          is_error: false,
+        },
+        nested_denials: nested,
+      }),
+  };
+  let s = setup(
+    [callStep([{ id: "a1", name: "agent", input: { prompt: "p" } }]), textStep("ok")],
+    runner,
+  );
+  let out = await runAgent(s.deps, s.input());
+  assert.equal(out.error, undefined);
+  assert.deepEqual(out.denials, nested);
+
+  s = setup(
+    [callStep([{ id: "a1", name: "agent", input: { prompt: "p" } }]), textStep("ok")],
+    runner,
+  );
+  out = await runAgent(s.deps, s.input({ onDeny: "stop" }));
+  assert.ok(out.error instanceof GateError);
+  assert.equal(s.provider.requests.length, 1);
+});
