@@ -21,6 +21,8 @@ export interface RunOptions {
   continue: boolean;
   session?: string;
   ephemeral: boolean;
+  /** Resolve and describe the run; no model call, nothing written. */
+  dryRun?: boolean;
   onDeny: OnDeny;
   verbose: boolean;
 }

@@ -45,7 +45,11 @@ export async function prepareRun(
   let redactor = runSecrets(loaded, [model, resolved.smallModel]);
   const warn = (line: string) => opts.warn(redactor.redact(line));
 
-  const store = await openSessionStore(loaded.dataDir, { ephemeral: args.ephemeral, warn });
+  // A dry run writes nothing: it only shows what a run would be.
+  const store = await openSessionStore(loaded.dataDir, {
+    ephemeral: args.ephemeral || args.dryRun,
+    warn,
+  });
   const cleanups: Array<() => Promise<unknown> | unknown> = [() => store.close()];
   // The background title is not waited for: close aborts it if still running.
   const titleAbort = new AbortController();
@@ -139,7 +143,7 @@ export async function prepareRun(
       init,
       describe: () => ({
         ...init,
-        session_id: args.ephemeral ? "(ephemeral)" : init.session_id,
+        session_id: args.ephemeral || args.dryRun ? "(not stored)" : init.session_id,
         small_model: small.label,
         config_files: loaded.files,
         data_dir: loaded.dataDir,

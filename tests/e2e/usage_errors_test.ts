@@ -127,3 +127,17 @@ Deno.test("e2e: --version and --help need no permissions at all", async () => {
     assert.match(r.stdout, /mopac/);
   }
 });
+
+Deno.test("e2e: --dry-run resolves and prints the run, calls no model and writes nothing", async () => {
+  await inWorkspace(async (ws) => {
+    const r = await runMopac(["run", "--dry-run"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(r.stdout);
+    assert.equal(plan.model, "fake/fake-model");
+    assert.equal(plan.agent, "coder");
+    assert.ok(plan.tools.includes("bash"));
+    assert.ok(Array.isArray(plan.permissions));
+    const stored = [...Deno.readDirSync(ws.dir)].map((e) => e.name);
+    assert.ok(!stored.includes(".mopac"), `nothing written: ${stored}`);
+  });
+});
