@@ -39,6 +39,8 @@ export interface ResultEvent {
   cost_usd: number;
   duration_ms: number;
   denials: Denial[];
+  /** The final answer as JSON, with `--output-schema`. */
+  structured_output?: unknown;
   /** Why the run ended, when it was not a success. */
   error?: string;
 }

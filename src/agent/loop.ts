@@ -16,6 +16,7 @@ import { addUsage, emptyUsage, type LoopDeps, type LoopInput, type RunOutcome } 
 import { checkBudget } from "./budget.ts";
 import { LoopGuard } from "./loop_guard.ts";
 import { runToolCalls } from "./tool_calls.ts";
+import { answerRetryPrompt, MAX_ANSWER_RETRIES } from "./answer_check.ts";
 import { estimateTokens, needsSummary, SUMMARY_PREFIX, writeSummary } from "./summarize.ts";
 
 export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOutcome> {
@@ -27,6 +28,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
   const guard = new LoopGuard();
   let contextTokens: number | undefined;
   let overflowRetried = false;
+  let answerRetries = 0;
 
   const user: Message = {
     id: deps.newId(),
@@ -79,7 +81,31 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
       const calls = toolCallsOf(draft.message);
       const text = textOf(draft.message);
       if (text) outcome.text = text;
-      if (calls.length === 0) return outcome;
+      if (calls.length === 0) {
+        if (!deps.answerCheck) return outcome;
+        const verdict = deps.answerCheck(text);
+        if (verdict.ok) {
+          outcome.structured_output = verdict.value;
+          return outcome;
+        }
+        if (++answerRetries > MAX_ANSWER_RETRIES) {
+          throw new AgentError(
+            `the final answer does not match --output-schema: ${verdict.problem}`,
+          );
+        }
+        // Tell the model what is wrong; the next turn is its corrected answer.
+        const now = clock.now();
+        const ask: Message = {
+          id: deps.newId(),
+          role: "user",
+          parts: [{ type: "text", text: answerRetryPrompt(verdict.problem) }],
+          created_at: now,
+          updated_at: now,
+        };
+        history.push(ask);
+        await store.saveMessage(ask, { flush: true });
+        continue;
+      }
 
       const toolMessage: Message = {
         id: deps.newId(),

@@ -27,6 +27,8 @@ export interface LoopDeps {
   newId: () => string;
   /** Makes stored history API-valid before each request (session repair). */
   repair: (messages: Message[]) => Message[];
+  /** Checks the final answer (`--output-schema`): its parsed value, or what is wrong with it. */
+  answerCheck?: (text: string) => AnswerVerdict;
   /** Set when auto-summarize is on. */
   summarizer?: Summarizer;
   /** Runs between turns (e.g. MCP tool list refresh). */
@@ -49,9 +51,13 @@ export interface RunTotals {
   cost_usd: number;
 }
 
+export type AnswerVerdict = { ok: true; value: unknown } | { ok: false; problem: string };
+
 export interface RunOutcome extends RunTotals {
   /** The last assistant text. */
   text: string;
+  /** The final answer parsed as JSON, when `--output-schema` is given and it matched. */
+  structured_output?: unknown;
   denials: Denial[];
   /** Set when the run did not finish cleanly; maps to the exit code. */
   error?: MopacError;

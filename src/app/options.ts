@@ -21,6 +21,8 @@ export interface RunOptions {
   continue: boolean;
   session?: string;
   ephemeral: boolean;
+  /** A JSON Schema file the final answer must match. */
+  outputSchema?: string;
   /** Resolve and describe the run; no model call, nothing written. */
   dryRun?: boolean;
   onDeny: OnDeny;

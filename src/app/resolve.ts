@@ -44,6 +44,7 @@ type ResolveArgs = Pick<
   | "timeout"
   | "replay"
   | "record"
+  | "outputSchema"
 >;
 
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
@@ -114,6 +115,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   }
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
   if (args.replay) needs.push({ kind: "read", path: resolve(cwd, args.replay), why: "--replay" });
+  if (args.outputSchema) {
+    needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
+  }
   // `fetch` reaching any host is optional: without the grant its calls fail as tool
   // errors naming the flag, and the rest of the run works.
   const required = needs.filter((n) => !(n.kind === "net" && n.why.includes("fetch")));

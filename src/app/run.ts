@@ -17,6 +17,7 @@ import { resolveRun, withKeyVar } from "./resolve.ts";
 import { openRunSession, persistedState } from "./session_setup.ts";
 import { buildTooling } from "./tooling.ts";
 import { buildPrompt } from "./prompt.ts";
+import { loadOutputSchema } from "./output_schema.ts";
 import { redactingEmit, redactOutcome, runSecrets, secretSafeWriter } from "./secrets.ts";
 import { subAgentRunner } from "./subagent.ts";
 import { startTitle } from "./title.ts";
@@ -39,6 +40,9 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   const resolved = await resolveRun(args);
   preflight(resolved.required);
+  const outputSchema = args.outputSchema
+    ? await loadOutputSchema(args.outputSchema, resolved.cwd)
+    : undefined;
   const { loaded, profile, cwd } = resolved;
   const { config } = loaded;
   let model = resolved.model;
@@ -123,13 +127,14 @@ export async function prepareRun(
       }),
     });
     cleanups.push(() => tooling.close());
-    const system = await buildPrompt({
+    const basePrompt = await buildPrompt({
       loaded,
       cwd,
       model,
       profile,
       mcpInstructions: tooling.mcp?.instructions() ?? [],
     });
+    const system = outputSchema ? `${basePrompt}\n\n${outputSchema.section}` : basePrompt;
     const init: InitEvent = {
       type: "init",
       session_id: session.handle.id,
@@ -178,6 +183,7 @@ export async function prepareRun(
               emit: safeEmit,
               newId: () => crypto.randomUUID(),
               repair: repairForRequest,
+              answerCheck: outputSchema?.check,
               summarizer: config.options?.disable_auto_summarize ? undefined : {
                 provider: small,
                 contextWindow: model.context_window,

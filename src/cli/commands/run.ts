@@ -53,6 +53,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
         cost_usd: outcome.cost_usd,
         duration_ms: Date.now() - started,
         denials: outcome.denials,
+        ...(outcome.structured_output !== undefined
+          ? { structured_output: outcome.structured_output }
+          : {}),
         ...(outcome.error ? { error: outcome.error.message } : {}),
       };
       renderer.event(result);
