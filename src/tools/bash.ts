@@ -17,7 +17,7 @@ import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
-import { BAN_LIST } from "../permission/shell_rules.ts";
+import { BAN_LIST } from "../permission/shell_ban_list.ts";
 
 export interface BashToolOptions {
   jobs: JobManager;

@@ -1,13 +1,9 @@
 /** Profile patterns (`bash.allow` / `bash.deny`) and the ban list's shape. */
 import assert from "node:assert/strict";
 import { parseShell } from "../../src/tools/shell/parse.ts";
-import {
-  BAN_LIST,
-  banOf,
-  checkShell,
-  matchesPattern,
-  type ShellRules,
-} from "../../src/permission/shell_rules.ts";
+import { checkShell, matchesPattern, type ShellRules } from "../../src/permission/shell_rules.ts";
+import { BAN_LIST } from "../../src/permission/shell_ban_list.ts";
+import { banOf } from "../../src/permission/shell_ban_check.ts";
 
 const check = (script: string, rules?: ShellRules) => checkShell(parseShell(script), rules);
 const FIXER: ShellRules = {

@@ -22,7 +22,8 @@ import {
   walk,
 } from "./sh_syntax.ts";
 import { type ResolvedWord, resolveWord, SourceText } from "./words.ts";
-import { commandName, peelWrapper } from "./wrappers.ts";
+import { peelWrapper } from "./wrappers.ts";
+import { commandName } from "../../permission/shell_ban_check.ts";
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_DEPTH = 8;
