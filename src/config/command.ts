@@ -1,9 +1,10 @@
 /**
  * Runs the command of a `$(...)` in config with real bash and a hard time limit.
  * The child gets its own process group so that on time-out its own children die
- * with it; where the sandbox does not allow killing a group, the child alone is
- * killed and we stop waiting for its output either way.
+ * with it; we stop waiting for its output either way, so a grandchild that
+ * survives cannot hold the pipes open.
  */
+import { killTree } from "../util/process_group.ts";
 
 export type CommandResult =
   | { kind: "ok"; stdout: string }
@@ -33,7 +34,7 @@ export async function runConfigCommand(
   try {
     const outcome = await Promise.race([finished, timedOut]);
     if (outcome === "timeout") {
-      kill(child);
+      killTree(child);
       // Pipes held open by a surviving grandchild must not keep us (or the process) waiting.
       finished.catch(() => {});
       await Promise.all([out.cancel(), err.cancel()]);
@@ -59,18 +60,4 @@ function collect(stream: ReadableStream<Uint8Array>) {
     return chunks.map((c) => decoder.decode(c, { stream: true })).join("") + decoder.decode();
   })();
   return { text, cancel: () => reader.cancel().catch(() => {}) };
-}
-
-function kill(child: Deno.ChildProcess): void {
-  try {
-    Deno.kill(-child.pid, "SIGKILL");
-    return;
-  } catch {
-    // Killing a group needs unrestricted --allow-run; fall back to the child itself.
-  }
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // already gone
-  }
 }

@@ -4,6 +4,8 @@
  * that starts `sleep` or a server cannot keep the run waiting.
  */
 import type { HookConfig, HookOutcome, HookRunOptions } from "./hooks.ts";
+import { finishedWithin } from "../util/wait.ts";
+import { killTree } from "../util/process_group.ts";
 
 /** Most bytes kept of each output stream: a reason, not a log. */
 const MAX_OUTPUT = 64 * 1024;
@@ -41,11 +43,11 @@ export async function runHookCommand(
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    void killGroup(child);
+    killTree(child);
   }, options.timeoutMs);
   const status = await child.status;
   clearTimeout(timer);
-  await settle([stdout.done, stderr.done], PIPE_GRACE_MS);
+  await finishedWithin(Promise.all([stdout.done, stderr.done]), PIPE_GRACE_MS);
   await Promise.all([stdout.cancel(), stderr.cancel()]);
 
   if (timedOut) return { kind: "timeout" };
@@ -83,40 +85,4 @@ function concat(chunks: Uint8Array[]): Uint8Array {
     at += c.length;
   }
   return out;
-}
-
-async function settle(promises: Promise<unknown>[], ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
-  await Promise.race([Promise.all(promises), grace]);
-  clearTimeout(timer);
-}
-
-/**
- * Kills the hook's process group. `Deno.kill(-pid)` needs unrestricted --allow-run;
- * under `--allow-run=bash` bash's own `kill` does the same job.
- */
-async function killGroup(child: Deno.ChildProcess): Promise<void> {
-  if (Deno.build.os !== "windows") {
-    try {
-      Deno.kill(-child.pid, "SIGKILL");
-      return;
-    } catch {
-      try {
-        await new Deno.Command("bash", {
-          args: ["-c", `kill -KILL -- -${child.pid}`],
-          stdout: "null",
-          stderr: "null",
-        }).output();
-        return;
-      } catch {
-        // Fall back to the hook's own process below.
-      }
-    }
-  }
-  try {
-    child.kill("SIGKILL");
-  } catch {
-    // Already gone.
-  }
 }

@@ -17,6 +17,7 @@ import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+import { finishedWithin } from "../util/wait.ts";
 import { BAN_LIST } from "../permission/shell_ban_list.ts";
 
 export interface BashToolOptions {
@@ -103,7 +104,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const proc = new ShellProcess({ command: input.command, cwd, env, timeoutMs });
 
       if (input.run_in_background) {
-        const early = await settledWithin(proc, startupWaitMs, ctx.signal);
+        const early = await finishedWithin(proc.finished, startupWaitMs, ctx.signal);
         if (!early && ctx.signal.aborted) await proc.stop("aborted");
         else if (!early) {
           const job = opts.jobs.add(proc, { cwd, description: input.description });
@@ -115,7 +116,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const waitMs = input.auto_background_after !== undefined
         ? input.auto_background_after * 1000
         : backgroundAfterMs;
-      const done = await settledWithin(proc, waitMs, ctx.signal);
+      const done = await finishedWithin(proc.finished, waitMs, ctx.signal);
       if (!done) {
         if (ctx.signal.aborted) {
           await proc.stop("aborted");
@@ -129,28 +130,6 @@ export function createBashTool(opts: BashToolOptions): Tool {
       return formatFinished(proc, { timeoutMs, limits, movedTo: moved });
     },
   };
-}
-
-/** True when the process finished within `ms`; false on time-out or abort. */
-async function settledWithin(
-  proc: ShellProcess,
-  ms: number,
-  signal: AbortSignal,
-): Promise<boolean> {
-  if (signal.aborted) return false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-    onAbort = () => resolve(false);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([proc.finished.then(() => true), stop]);
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort!);
-  }
 }
 
 /** Carries the final directory and exports over; returns the new directory when it changed. */

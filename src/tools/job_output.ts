@@ -9,6 +9,7 @@ import type { JobManager } from "./shell/jobs.ts";
 import { formatJob } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolOutput } from "./types.ts";
+import { finishedWithin } from "../util/wait.ts";
 
 const DEFAULT_WAIT_S = 60;
 const MAX_WAIT_S = 600;
@@ -38,7 +39,7 @@ export function createJobOutputTool(opts: { jobs: JobManager; limits?: TruncateL
       if (!job) return { content: unknownJob(input.shell_id, opts.jobs), is_error: true };
       if (input.wait && !job.proc.exit) {
         const seconds = Math.min(input.timeout_seconds ?? DEFAULT_WAIT_S, MAX_WAIT_S);
-        await endOrTimeout(job.proc.finished, seconds * 1000, ctx.signal);
+        await finishedWithin(job.proc.finished, seconds * 1000, ctx.signal);
       }
       return { content: formatJob(job, opts.jobs, limits) };
     },
@@ -49,19 +50,4 @@ export function unknownJob(id: string, jobs: JobManager): string {
   const known = jobs.list().map((j) => j.id);
   return `No background job with id "${id}". ` +
     (known.length ? `Known jobs: ${known.join(", ")}.` : "There are no background jobs.");
-}
-
-async function endOrTimeout(p: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort: (() => void) | undefined;
-  await Promise.race([
-    p,
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-      onAbort = () => resolve();
-      signal.addEventListener("abort", onAbort, { once: true });
-    }),
-  ]);
-  clearTimeout(timer);
-  signal.removeEventListener("abort", onAbort!);
 }

@@ -64,18 +64,17 @@ export class JobManager {
   /** A finished command whose background children still hold its output: killed on dispose. */
   trackLeftover(proc: ShellProcess): void {
     this.#leftovers.add(proc);
-    if (this.#disposed) void proc.killLeftovers();
+    if (this.#disposed) proc.killLeftovers();
   }
 
   async dispose(): Promise<void> {
     this.#disposed = true;
-    const stops = [...this.#jobs.values()].map(async (job) => {
-      await job.proc.stop("disposed");
-      if (job.proc.lingering) await job.proc.killLeftovers();
-    });
-    const leftovers = [...this.#leftovers].map((p) => p.killLeftovers());
-    await Promise.all([...stops, ...leftovers]);
+    for (const proc of this.#leftovers) proc.killLeftovers();
     this.#leftovers.clear();
+    await Promise.all([...this.#jobs.values()].map(async (job) => {
+      await job.proc.stop("disposed");
+      if (job.proc.lingering) job.proc.killLeftovers();
+    }));
   }
 
   #forgetOldFinished(): void {

@@ -7,6 +7,8 @@
  * exported variables, so they can carry over to the next command.
  */
 import { OutputBuffer, type OutputLimits } from "./output.ts";
+import { finishedWithin } from "../../util/wait.ts";
+import { signalGroup } from "../../util/process_group.ts";
 
 export interface ExitInfo {
   code: number;
@@ -85,7 +87,7 @@ export class ShellProcess {
   async #finish(out: Promise<void>, channel: Promise<void>, drainMs: number): Promise<ExitInfo> {
     const status = await this.#child.status;
     clearTimeout(this.#timer);
-    const drained = await withTimeout(Promise.all([out, channel]), drainMs);
+    const drained = await finishedWithin(Promise.all([out, channel]), drainMs);
     this.lingering = !drained;
     this.#readChannel();
     this.exit = { code: status.code, signal: status.signal };
@@ -115,16 +117,16 @@ export class ShellProcess {
     if (this.exit) return this.exit;
     this.stoppedBy ??= reason;
     clearTimeout(this.#timer);
-    await killGroup(this.pid, "SIGTERM");
-    await withTimeout(this.#child.status, this.#killGraceMs);
+    signalGroup(this.pid, "SIGTERM");
+    await finishedWithin(this.#child.status, this.#killGraceMs);
     // Also after bash is gone: children that ignored SIGTERM are still in the group.
-    await killGroup(this.pid, "SIGKILL");
+    signalGroup(this.pid, "SIGKILL");
     return await this.finished;
   }
 
   /** Kills what is left of the group (background children of a finished command). */
-  async killLeftovers(): Promise<void> {
-    await killGroup(this.pid, "SIGKILL");
+  killLeftovers(): void {
+    signalGroup(this.pid, "SIGKILL");
   }
 }
 
@@ -164,39 +166,4 @@ async function pump(
     // The pipe broke (process killed): keep what arrived.
   }
   sink(decoder.decode());
-}
-
-async function withTimeout(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([p.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-let canKillDirectly = true;
-
-/**
- * Signals a process group. `Deno.kill(-pgid)` needs unrestricted --allow-run; under
- * a narrow grant (`--allow-run=bash`) bash's own `kill` does the same.
- */
-export async function killGroup(pgid: number, signal: "SIGTERM" | "SIGKILL"): Promise<void> {
-  if (canKillDirectly) {
-    try {
-      Deno.kill(-pgid, signal);
-      return;
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotCapable)) return; // ESRCH: the group is gone
-      canKillDirectly = false;
-    }
-  }
-  await new Deno.Command("bash", {
-    args: ["-c", `kill -${signal.slice(3)} -- -${pgid} 2>/dev/null`],
-    clearEnv: true,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).output();
 }

@@ -1,0 +1,55 @@
+/**
+ * Signalling a whole process group: a child spawned with `detached: true` leads its
+ * own group, so its grandchildren (`npx …`, `bash -c …`, `cmd &`) can be stopped with
+ * it. `Deno.kill(-pgid)` needs unrestricted `--allow-run`; under a narrow grant
+ * (`--allow-run=bash`) bash's `kill` builtin does the same. Synchronous on purpose:
+ * it also serves exit paths where nothing async completes.
+ */
+
+export type GroupSignal = "SIGTERM" | "SIGKILL";
+
+/** What became of the attempt: delivered to at least one member, group gone, or impossible. */
+export type SignalOutcome = "sent" | "gone" | "failed";
+
+export function signalGroup(pgid: number, signal: GroupSignal): SignalOutcome {
+  try {
+    Deno.kill(-pgid, signal);
+    return "sent";
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return "gone"; // ESRCH
+    if (!(err instanceof Deno.errors.NotCapable)) return "failed";
+  }
+  // bash's kill exits 1 when no process of the group is left.
+  const code = runBash(`kill -${signal.slice(3)} -- -${pgid}`);
+  return code === 0 ? "sent" : code === 1 ? "gone" : "failed";
+}
+
+/**
+ * Kills a child spawned with `detached: true` and everything in its group; where
+ * the group cannot be signalled (Windows, no permission at all), the child alone.
+ */
+export function killTree(child: Deno.ChildProcess): void {
+  if (Deno.build.os !== "windows" && signalGroup(child.pid, "SIGKILL") !== "failed") return;
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+/** bash's exit code, or -1 when bash cannot run. */
+function runBash(script: string): number {
+  try {
+    return new Deno.Command("bash", {
+      args: ["-c", script],
+      // A clean environment: Deno refuses to spawn with LD_PRELOAD and the like under a
+      // narrow --allow-run, and kill needs nothing from it.
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync().code;
+  } catch {
+    return -1;
+  }
+}
