@@ -4,11 +4,11 @@
  * for the job to end (up to `timeout_seconds`), for build-like jobs.
  */
 import { z } from "zod";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { createJobTool } from "./shell/job_tool.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { formatJob } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
-import type { Tool, ToolOutput } from "./types.ts";
+import type { Tool } from "./types.ts";
 import { finishedWithin } from "../util/wait.ts";
 
 const DEFAULT_WAIT_S = 60;
@@ -23,31 +23,21 @@ const schema = z.object({
     `Longest wait in seconds when wait is true (default ${DEFAULT_WAIT_S}, max ${MAX_WAIT_S})`,
   ),
 });
-type JobOutputInput = z.output<typeof schema>;
 
 export function createJobOutputTool(opts: { jobs: JobManager; limits?: TruncateLimits }): Tool {
   const limits = opts.limits ?? DEFAULT_LIMITS;
-  return {
+  return createJobTool({
     name: "job_output",
     description: "Returns the status of a background job started by bash (running, or exited " +
       "with its exit code) and the output it printed since the last job_output call.",
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    async run(raw, ctx): Promise<ToolOutput> {
-      const input = raw as JobOutputInput;
-      const job = opts.jobs.get(input.shell_id);
-      if (!job) return { content: unknownJob(input.shell_id, opts.jobs), is_error: true };
+    schema,
+    jobs: opts.jobs,
+    async run(job, input, ctx) {
       if (input.wait && !job.proc.exit) {
         const seconds = Math.min(input.timeout_seconds ?? DEFAULT_WAIT_S, MAX_WAIT_S);
         await finishedWithin(job.proc.finished, seconds * 1000, ctx.signal);
       }
-      return { content: formatJob(job, opts.jobs, limits) };
+      return formatJob(job, opts.jobs, limits);
     },
-  };
-}
-
-export function unknownJob(id: string, jobs: JobManager): string {
-  const known = jobs.list().map((j) => j.id);
-  return `No background job with id "${id}". ` +
-    (known.length ? `Known jobs: ${known.join(", ")}.` : "There are no background jobs.");
+  });
 }
