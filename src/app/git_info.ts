@@ -4,6 +4,7 @@
  * (asked first, so Deno never prompts), git is missing, the folder is no repository,
  * or git is slow. Each command is bounded in time and in output size.
  */
+import { readAtMost } from "../util/bytes.ts";
 
 export interface GitInfo {
   branch: string;
@@ -73,34 +74,6 @@ async function git(cwd: string, args: string[]): Promise<string | undefined> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-async function readAtMost(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-    if (size > max) {
-      cut = true;
-      await reader.cancel().catch(() => {});
-      break;
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return { bytes: bytes.slice(0, max), cut };
 }
 
 function kill(child: Deno.ChildProcess): void {

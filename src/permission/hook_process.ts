@@ -6,6 +6,7 @@
 import type { HookConfig, HookOutcome, HookRunOptions } from "./hooks.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { killTree } from "../util/process_group.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** Most bytes kept of each output stream: a reason, not a log. */
 const MAX_OUTPUT = 64 * 1024;
@@ -72,17 +73,7 @@ function collect(stream: ReadableStream<Uint8Array>) {
   })();
   return {
     done,
-    text: () => new TextDecoder().decode(concat(chunks)),
+    text: () => new TextDecoder().decode(concatBytes(chunks)),
     cancel: () => reader.cancel().catch(() => {}),
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -9,6 +9,7 @@
 import { ProviderError } from "./errors.ts";
 import { formatMs } from "./retry.ts";
 import { completionToSse } from "./nonstream.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 /** What one attempt sent and received, as raw as the SDK saw it. */
 export class Exchange {
@@ -26,7 +27,7 @@ export class Exchange {
 
   /** The raw body received so far, decoded once (chunks may split UTF-8 sequences). */
   text(): string {
-    return new TextDecoder().decode(concat(this.chunks));
+    return new TextDecoder().decode(concatBytes(this.chunks));
   }
 
   get responded(): boolean {
@@ -150,16 +151,4 @@ function watchBody(
       return reader.cancel(reason);
     },
   });
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -10,6 +10,7 @@ import { truncateOutput } from "./truncate.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { looksBinary } from "./fs/text.ts";
+import { readAtMost } from "../util/bytes.ts";
 
 export interface FetchToolOptions {
   /** Most bytes read from a response (default 5 MB). */
@@ -76,7 +77,9 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
         const signal = AbortSignal.any([ctx.signal, timeout.signal]);
         try {
           const res = await getWithinHost(new URL(args.url), userAgent, signal);
-          const { bytes, cut } = await readCapped(res, maxBytes);
+          const { bytes, cut } = res.body
+            ? await readAtMost(res.body, maxBytes)
+            : { bytes: new Uint8Array(), cut: false };
           const contentType = res.headers.get("content-type") ?? "";
           const format = args.format ?? "markdown";
           return { content: await render(bytes, contentType, format, cut, maxBytes) };
@@ -132,38 +135,6 @@ async function getWithinHost(
     return res;
   }
   throw new ToolFailure(`Too many redirects (more than ${MAX_REDIRECTS}) from ${start.href}`);
-}
-
-async function readCapped(
-  res: Response,
-  max: number,
-): Promise<{ bytes: Uint8Array; cut: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  let cut = false;
-  if (res.body) {
-    const reader = res.body.getReader();
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size + value.length > max) {
-        chunks.push(value.subarray(0, max - size));
-        size = max;
-        cut = true;
-        await reader.cancel();
-        break;
-      }
-      chunks.push(value);
-      size += value.length;
-    }
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return { bytes, cut };
 }
 
 async function render(

@@ -4,6 +4,7 @@
  * keeps at most `maxLineChars` characters, and reading stops once the window is
  * full. A 1 GB log costs a scan up to the offset, never a 1 GB string.
  */
+import { concatBytes } from "../../util/bytes.ts";
 
 export interface LineWindow {
   /** The lines of the window, without line breaks, each cut to maxLineChars. */
@@ -40,7 +41,6 @@ export async function readLineWindow(
     if (lineIndex >= offset && lines.length < limit) {
       const { text, wasCut } = decodeLine(
         parts,
-        partBytes,
         overflow,
         maxLineChars,
         lineIndex === 0,
@@ -91,17 +91,11 @@ export async function readLineWindow(
 
 function decodeLine(
   parts: Uint8Array[],
-  size: number,
   overflow: boolean,
   maxChars: number,
   firstLine: boolean,
 ): { text: string; wasCut: boolean } {
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    bytes.set(p, at);
-    at += p.length;
-  }
+  const bytes = concatBytes(parts);
   // stream:true holds back a character cut in half at the byte limit.
   let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes, { stream: overflow });
   if (firstLine && text.startsWith("\uFEFF")) text = text.slice(1);
