@@ -10,6 +10,7 @@ import { truncateOutput } from "./truncate.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { looksBinary } from "./fs/text.ts";
+import { hostOf } from "../permission/sandbox.ts";
 import { readAtMost } from "../util/bytes.ts";
 
 export interface FetchToolOptions {
@@ -51,9 +52,9 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** `host:port` as the gate and Deno's --allow-net see it (default ports spelled out). */
-export function hostPort(url: URL): string {
-  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
+/** `host:port` as the gate and Deno's --allow-net see it (an http(s) URL always has one). */
+function hostPort(url: URL): string {
+  return hostOf(url.href)!;
 }
 
 export function createFetchTool(options: FetchToolOptions = {}): Tool {
