@@ -7,7 +7,7 @@
 import type { Message } from "../provider/types.ts";
 import type { FileChange } from "../tools/types.ts";
 import type { FileChangeRecord, SessionHeader, SessionMeta, SessionRecord } from "./types.ts";
-import type { LoadedSession, SessionHandle } from "./store_types.ts";
+import type { LoadedSession, SessionHandle, StoreOptions } from "./store_types.ts";
 import { asRecord, finishProblem, messageProblem } from "./records.ts";
 import { type JsonlFile, snapshotDelay, WriteQueue } from "./jsonl_writer.ts";
 import type { SessionLock } from "./lock.ts";
@@ -16,15 +16,27 @@ import type { SessionState } from "./state.ts";
 import { isBusy } from "./index_db.ts";
 import { attempt } from "./attempt.ts";
 
-export interface HandleParts {
+/** How every handle of a store writes: the store's options with the defaults filled in. */
+export interface HandleSettings {
+  debounceMs: number;
+  now: () => number;
+  warn: (msg: string) => void;
+}
+
+export function handleSettings(opts: StoreOptions): HandleSettings {
+  return {
+    debounceMs: opts.debounceMs ?? 50,
+    now: opts.now ?? Date.now,
+    warn: opts.warn ?? (() => {}),
+  };
+}
+
+export interface HandleParts extends HandleSettings {
   header: SessionHeader;
   state: SessionState;
   file?: JsonlFile;
   lock?: SessionLock;
   index?: SessionIndex;
-  debounceMs: number;
-  now: () => number;
-  warn: (msg: string) => void;
   onClose: (handle: SessionHandleImpl) => void;
 }
 

@@ -84,19 +84,13 @@ export function isCorrupt(err: unknown): boolean {
   return /malformed|not a database|corrupt|integrity check failed/i.test(message(err));
 }
 
-export interface OpenedIndex {
-  db: DatabaseSync;
-  /** The tables were (re)created: every session has to be indexed again. */
-  fresh: boolean;
-}
-
 /**
  * Opens (creating or recreating as needed) the index. A file that is not a database or
  * has another schema version is replaced; `warn` says why. Damage deeper inside is
  * found when a statement trips over it, or by `quickCheck` on reindex: a quick_check
  * on every open would cost more than the whole `sessions list` budget.
  */
-export function openIndexDb(path: string, warn: (msg: string) => void): OpenedIndex {
+export function openIndexDb(path: string, warn: (msg: string) => void): DatabaseSync {
   for (let attempt = 0;; attempt++) {
     let db: DatabaseSync | undefined;
     try {
@@ -109,14 +103,15 @@ export function openIndexDb(path: string, warn: (msg: string) => void): OpenedIn
       if (version === INDEX_SCHEMA_VERSION) {
         // Reading the schema finds a damaged first page or schema table.
         conn.prepare("SELECT count(*) FROM sqlite_schema").get();
-        return { db: conn, fresh: false };
+        return conn;
       }
       if (version !== 0) {
         warn(
           `index ${path} has schema version ${version}, expected ${INDEX_SCHEMA_VERSION}; rebuilding it`,
         );
       }
-      return { db: conn, fresh: createSchema(conn) };
+      createSchema(conn);
+      return conn;
     } catch (err) {
       db?.close();
       if (attempt > 0 || !isCorrupt(err)) throw err;
@@ -141,15 +136,14 @@ function userVersion(db: DatabaseSync): number {
   return (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
 }
 
-/** Creates the tables unless another process did it first; returns true when it did. */
-function createSchema(db: DatabaseSync): boolean {
-  return writeTx(db, () => {
+/** Creates the tables unless another process did it first. */
+function createSchema(db: DatabaseSync): void {
+  writeTx(db, () => {
     // Checked again inside the write lock: a concurrent opener may have just done it.
-    if (userVersion(db) === INDEX_SCHEMA_VERSION) return false;
+    if (userVersion(db) === INDEX_SCHEMA_VERSION) return;
     for (const t of TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
     db.exec(SCHEMA);
     db.exec(`PRAGMA user_version = ${INDEX_SCHEMA_VERSION}`);
-    return true;
   });
 }
 

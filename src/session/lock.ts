@@ -152,10 +152,6 @@ export class SessionLock {
     throw busy(shortId, readOwner(path));
   }
 
-  get held(): boolean {
-    return this.#file !== undefined;
-  }
-
   /** Removes the lock file, then drops the file lock. Idempotent and synchronous (exit paths). */
   release(): void {
     const file = this.#file;

@@ -16,8 +16,8 @@ import type {
   StoreOptions,
 } from "./store_types.ts";
 import { SessionBusyError } from "../util/errors.ts";
-import { newHeader, searchableText, SessionState } from "./state.ts";
-import { SessionHandleImpl } from "./handle.ts";
+import { newSession, searchableText, type SessionState } from "./state.ts";
+import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt } from "./attempt.ts";
 import { pickSession } from "./resolve.ts";
 
@@ -30,35 +30,26 @@ interface Entry {
 export class MemorySessionStore implements SessionStore {
   readonly ephemeral = true;
   readonly #sessions = new Map<string, Entry>();
-  readonly #opts: StoreOptions;
+  readonly #settings: HandleSettings;
 
   constructor(opts: StoreOptions = {}) {
-    this.#opts = opts;
+    this.#settings = handleSettings(opts);
   }
 
   #attach(entry: Entry): SessionHandle {
-    if (entry.handle) {
-      throw new SessionBusyError(`session ${entry.header.short_id} in use by pid ${Deno.pid}`);
-    }
+    assertFree(entry);
     entry.handle = new SessionHandleImpl({
+      ...this.#settings,
       header: entry.header,
       state: entry.state,
-      debounceMs: this.#opts.debounceMs ?? 50,
-      now: this.#opts.now ?? Date.now,
-      warn: this.#opts.warn ?? (() => {}),
       onClose: () => (entry.handle = undefined),
     }, false);
     return entry.handle;
   }
 
   create(opts: CreateSessionOptions): Promise<SessionHandle> {
-    const now = (this.#opts.now ?? Date.now)();
-    const header = newHeader(opts, now);
-    const id = header.id;
-    const state = new SessionState();
-    state.apply(header);
-    const entry: Entry = { header, state };
-    this.#sessions.set(id, entry);
+    const entry: Entry = newSession(opts, this.#settings.now());
+    this.#sessions.set(entry.header.id, entry);
     return Promise.resolve(this.#attach(entry));
   }
 
@@ -101,12 +92,7 @@ export class MemorySessionStore implements SessionStore {
           if (e.header.parent_id === ids[i]) ids.push(e.header.id);
         }
       }
-      for (const id of ids) {
-        const h = this.#sessions.get(id)!.header;
-        if (this.#sessions.get(id)!.handle) {
-          throw new SessionBusyError(`session ${h.short_id} in use by pid ${Deno.pid}`);
-        }
-      }
+      for (const id of ids) assertFree(this.#sessions.get(id)!);
       for (const id of ids) this.#sessions.delete(id);
     });
   }
@@ -144,5 +130,12 @@ export class MemorySessionStore implements SessionStore {
 
   close(): void {
     for (const e of this.#sessions.values()) e.handle?.closeSync();
+  }
+}
+
+/** One handle per session, as the disk store's lock allows. */
+function assertFree(entry: Entry): void {
+  if (entry.handle) {
+    throw new SessionBusyError(`session ${entry.header.short_id} in use by pid ${Deno.pid}`);
   }
 }

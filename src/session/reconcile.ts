@@ -13,6 +13,7 @@ import { hostName, pidAlive, readOwner } from "./lock.ts";
 import { shortIdOf } from "./ids.ts";
 import type { SessionHeader } from "./types.ts";
 import type { ReadResult } from "./reader.ts";
+import type { SessionChanges } from "./index_rows.ts";
 
 const BATCH = 200;
 
@@ -29,6 +30,17 @@ export interface ReconcileOptions {
 /** The header of a file, with the id its file name gives (the name is what we look up). */
 export function checkedHeader(id: string, r: ReadResult): SessionHeader {
   return r.header.id === id ? r.header : { ...r.header, id, short_id: shortIdOf(id) };
+}
+
+/** Every index row of a session as its file says (to replace what the index held). */
+export function fileRows(header: SessionHeader, r: ReadResult): SessionChanges {
+  return {
+    summary: r.state.summary(header),
+    fileSize: r.size,
+    messages: r.state.messages.values(),
+    changes: r.state.changes,
+    changesOffset: 0,
+  };
 }
 
 /** Returns the number of session files (re)indexed. */
@@ -67,14 +79,7 @@ export function reconcile(o: ReconcileOptions): number {
     o.index.write(() => {
       for (const { id, r } of batch) {
         if (r.size === 0 || sizeOf(join(o.sessionsDir, `${id}.jsonl`)) !== r.size) continue;
-        const header = checkedHeader(id, r);
-        o.index.replace({
-          summary: r.state.summary(header),
-          fileSize: r.size,
-          messages: r.state.messages.values(),
-          changes: r.state.changes,
-          changesOffset: 0,
-        });
+        o.index.replace(fileRows(checkedHeader(id, r), r));
       }
     });
   }

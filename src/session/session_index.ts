@@ -37,7 +37,7 @@ export class SessionIndex {
   constructor(path: string, warn: (msg: string) => void) {
     this.path = path;
     this.#warn = warn;
-    this.#db = openIndexDb(path, warn).db;
+    this.#db = openIndexDb(path, warn);
   }
 
   #q(sql: string): StatementSync {
@@ -65,7 +65,7 @@ export class SessionIndex {
     this.close();
     this.#stmts.clear();
     removeDbFiles(this.path);
-    this.#db = openIndexDb(this.path, this.#warn).db;
+    this.#db = openIndexDb(this.path, this.#warn);
     this.#rebuilding = true;
     try {
       this.onRebuilt();

@@ -16,8 +16,11 @@ import type {
 } from "./store_types.ts";
 import { newSessionId, shortIdOf } from "./ids.ts";
 
-/** The header of a new session (a fresh time-ordered id). */
-export function newHeader(opts: CreateSessionOptions, now: number): SessionHeader {
+/** A new session (a fresh time-ordered id): its header, and the state holding it. */
+export function newSession(
+  opts: CreateSessionOptions,
+  now: number,
+): { header: SessionHeader; state: SessionState } {
   const id = newSessionId(now);
   const header: SessionHeader = {
     type: "session",
@@ -29,7 +32,9 @@ export function newHeader(opts: CreateSessionOptions, now: number): SessionHeade
   };
   if (opts.parent_id !== undefined) header.parent_id = opts.parent_id;
   if (opts.title !== undefined) header.title = opts.title;
-  return header;
+  const state = new SessionState();
+  state.apply(header);
+  return { header, state };
 }
 
 export class SessionState {

@@ -18,12 +18,12 @@ import type {
 import { normalizeIdInput, shortIdOf } from "./ids.ts";
 import { SessionLock } from "./lock.ts";
 import { JsonlFile } from "./jsonl_writer.ts";
-import { readSessionFile } from "./reader.ts";
-import { newHeader, SessionState } from "./state.ts";
+import { type ReadResult, readSessionFile } from "./reader.ts";
+import { newSession, type SessionState } from "./state.ts";
 import { SessionIndex } from "./session_index.ts";
-import { checkedHeader, reconcile } from "./reconcile.ts";
+import { checkedHeader, fileRows, reconcile } from "./reconcile.ts";
 import { notFound, pickSession } from "./resolve.ts";
-import { SessionHandleImpl } from "./handle.ts";
+import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt } from "./attempt.ts";
 
 export const INDEX_FILE = "index.db";
@@ -34,18 +34,14 @@ export class DiskSessionStore implements SessionStore {
   readonly dataDir: string;
   readonly sessionsDir: string;
   readonly #index: SessionIndex;
-  readonly #warn: (msg: string) => void;
-  readonly #debounceMs: number;
-  readonly #now: () => number;
+  readonly #settings: HandleSettings;
   readonly #open = new Map<string, SessionHandleImpl>();
 
   private constructor(dataDir: string, index: SessionIndex, opts: StoreOptions) {
     this.dataDir = dataDir;
     this.sessionsDir = join(dataDir, SESSIONS_DIR);
     this.#index = index;
-    this.#warn = opts.warn ?? (() => {});
-    this.#debounceMs = opts.debounceMs ?? 50;
-    this.#now = opts.now ?? Date.now;
+    this.#settings = handleSettings(opts);
   }
 
   static async open(dataDir: string, opts: StoreOptions = {}): Promise<DiskSessionStore> {
@@ -91,7 +87,7 @@ export class DiskSessionStore implements SessionStore {
     return reconcile({
       sessionsDir: this.sessionsDir,
       index: this.#index,
-      warn: this.#warn,
+      warn: this.#settings.warn,
       force,
       openHere: new Set(this.#open.keys()),
     });
@@ -105,14 +101,12 @@ export class DiskSessionStore implements SessionStore {
     indexNow: boolean,
   ) {
     const handle = new SessionHandleImpl({
+      ...this.#settings,
       header,
       state,
       file,
       lock,
       index: this.#index,
-      debounceMs: this.#debounceMs,
-      now: this.#now,
-      warn: this.#warn,
       onClose: (h) => this.#open.delete(h.id),
     }, indexNow);
     this.#open.set(header.id, handle);
@@ -121,8 +115,8 @@ export class DiskSessionStore implements SessionStore {
 
   create(opts: CreateSessionOptions): Promise<SessionHandle> {
     return attempt(() => {
-      const now = this.#now();
-      const header = newHeader(opts, now);
+      const now = this.#settings.now();
+      const { header, state } = newSession(opts, now);
       const id = header.id;
       // Lock before the file exists, so nobody sees the file without its lock.
       const lock = SessionLock.acquire(this.#path(id, "lock"), header.short_id, now);
@@ -133,42 +127,40 @@ export class DiskSessionStore implements SessionStore {
         lock.release();
         throw err;
       }
-      const state = new SessionState();
-      state.apply(header);
       return this.#handle(header, state, file, lock, true);
     });
+  }
+
+  /** The file of a session the index knows; gone since is "not found" for what the user typed. */
+  async #readFile(
+    id: string,
+    idOrPrefix: string,
+  ): Promise<{ r: ReadResult; header: SessionHeader }> {
+    try {
+      const r = await readSessionFile(this.#path(id, "jsonl"), this.#settings.warn);
+      return { r, header: checkedHeader(id, r) };
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) throw notFound(idOrPrefix);
+      throw err;
+    }
   }
 
   async open(idOrPrefix: string): Promise<SessionHandle> {
     const summary = this.resolve(idOrPrefix);
     const lock = SessionLock.acquire(this.#path(summary.id, "lock"), summary.short_id);
     try {
-      const path = this.#path(summary.id, "jsonl");
-      let r;
-      try {
-        r = await readSessionFile(path, this.#warn);
-      } catch (err) {
-        if (err instanceof Deno.errors.NotFound) throw notFound(idOrPrefix);
-        throw err;
-      }
-      const header = checkedHeader(summary.id, r);
+      const { r, header } = await this.#readFile(summary.id, idOrPrefix);
       // Rows behind the file (a crash between file and index write): replace them now.
       if (this.#index.fileSize(summary.id) !== r.size) {
         try {
-          this.#index.write(() =>
-            this.#index.replace({
-              summary: r.state.summary(header),
-              fileSize: r.size,
-              messages: r.state.messages.values(),
-              changes: r.state.changes,
-              changesOffset: 0,
-            })
-          );
+          this.#index.write(() => this.#index.replace(fileRows(header, r)));
         } catch (err) {
-          this.#warn(`could not bring the index up to date for ${summary.short_id}: ${err}`);
+          this.#settings.warn(
+            `could not bring the index up to date for ${summary.short_id}: ${err}`,
+          );
         }
       }
-      const file = JsonlFile.openAppend(path, r.size, r.endsClean);
+      const file = JsonlFile.openAppend(this.#path(summary.id, "jsonl"), r.size, r.endsClean);
       return this.#handle(header, r.state, file, lock, false);
     } catch (err) {
       lock.release();
@@ -180,13 +172,8 @@ export class DiskSessionStore implements SessionStore {
     const summary = this.resolve(idOrPrefix);
     const open = this.#open.get(summary.id);
     if (open) return await open.load();
-    try {
-      const r = await readSessionFile(this.#path(summary.id, "jsonl"), this.#warn);
-      return r.state.snapshot(checkedHeader(summary.id, r));
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) throw notFound(idOrPrefix);
-      throw err;
-    }
+    const { r, header } = await this.#readFile(summary.id, idOrPrefix);
+    return r.state.snapshot(header);
   }
 
   latestTopLevel(): Promise<SessionSummary | undefined> {
