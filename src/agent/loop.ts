@@ -12,7 +12,9 @@ import {
   MopacError,
 } from "../util/errors.ts";
 import { AssistantDraft, textOf, toolCallsOf } from "./draft.ts";
-import { addUsage, emptyUsage, type LoopDeps, type LoopInput, type RunOutcome } from "./types.ts";
+import { addUsage, emptyUsage } from "../provider/usage.ts";
+import { failsAtEnd } from "../permission/denials.ts";
+import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 import { checkBudget } from "./budget.ts";
 import { LoopGuard } from "./loop_guard.ts";
 import { runToolCalls } from "./tool_calls.ts";
@@ -122,7 +124,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
     return outcome;
   } finally {
     await store.flush();
-    if (!outcome.error && input.onDeny === "fail" && denials.length > 0) {
+    if (!outcome.error && failsAtEnd(input.onDeny, denials.length)) {
       outcome.error = new GateError(`${denials.length} tool call(s) denied (--on-deny fail)`);
     }
   }

@@ -6,8 +6,10 @@
 import type { Message, ToolCallPart, ToolResultPart } from "../provider/types.ts";
 import type { ToolRunResult } from "../tools/types.ts";
 import { GateError } from "../util/errors.ts";
+import { afterDenial } from "../permission/denials.ts";
 import type { LoopGuard } from "./loop_guard.ts";
-import { addUsage, type LoopDeps, type LoopInput, type RunOutcome } from "./types.ts";
+import { addUsage } from "../provider/usage.ts";
+import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 
 const PARALLEL_TOOLS = new Set(["agent"]);
 
@@ -76,10 +78,11 @@ async function record(
     output: result.content,
   });
   guard.record(call.name, call.input, result.content);
-  if (result.denied && input.onDeny === "stop") {
+  if (afterDenial(input.onDeny) === "continue") return;
+  if (result.denied) {
     throw new GateError(`permission denied: ${call.name} (${ran.denial?.rule ?? "gate"})`);
   }
-  if (nested.length > 0 && input.onDeny === "stop") {
+  if (nested.length > 0) {
     throw new GateError(`permission denied in a sub-agent: ${nested[0].tool} (${nested[0].rule})`);
   }
 }

@@ -4,19 +4,14 @@ import type { ToolRunner } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Denial } from "../permission/types.ts";
+import type { OnDeny } from "../permission/denials.ts";
+import type { Limits } from "../permission/limits.ts";
 import type { MopacError } from "../util/errors.ts";
 import type { AgentEvent } from "./events.ts";
 import type { Summarizer } from "./summarize.ts";
 
-export type OnDeny = "continue" | "fail" | "stop";
-
-export interface Limits {
-  max_turns?: number;
-  max_tokens?: number;
-  max_cost?: number;
-  /** Wall-clock budget of the run in ms. */
-  timeout_ms?: number;
-}
+// The policies are the permission layer's; the loop applies them.
+export type { Limits, OnDeny };
 
 export interface LoopDeps {
   provider: Provider;
@@ -61,18 +56,4 @@ export interface RunOutcome extends RunTotals {
   denials: Denial[];
   /** Set when the run did not finish cleanly; maps to the exit code. */
   error?: MopacError;
-}
-
-export function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
-}
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
-    reasoning_tokens: (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0) || undefined,
-    estimated: a.estimated || b.estimated || undefined,
-  };
 }

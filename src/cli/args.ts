@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import type { OutputFormat } from "./render/renderer.ts";
-import type { OnDeny } from "../agent/types.ts";
+import { type OnDeny, parseOnDeny } from "../permission/denials.ts";
 
 export interface RunArgs {
   prompt: string[];
@@ -78,12 +78,6 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
       hint: "use -o text, -o json or -o stream-json",
     });
   }
-  const onDeny = (v["on-deny"] ?? "continue") as OnDeny;
-  if (!["continue", "fail", "stop"].includes(onDeny)) {
-    throw new UsageError(`unknown --on-deny mode '${onDeny}'`, {
-      hint: "use continue, fail or stop",
-    });
-  }
   if (v.continue && v.session !== undefined) {
     throw new UsageError("-C and -s cannot be used together", {
       hint: "use -C for the latest session or -s ID for a given one",
@@ -104,7 +98,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     maxTokens: positiveInt(v["max-tokens"], "--max-tokens"),
     maxCost: positiveNumber(v["max-cost"], "--max-cost"),
     timeout: v.timeout,
-    onDeny,
+    onDeny: parseOnDeny(v["on-deny"]),
     tools: v.tools?.split(",").map((s) => s.trim()).filter((s) => s !== ""),
     outputSchema: v["output-schema"],
     dryRun: v["dry-run"] === true,

@@ -58,10 +58,13 @@ export type OnDeny = "continue" | "fail" | "stop";
 
 export const ON_DENY_MODES: readonly OnDeny[] = ["continue", "fail", "stop"];
 
+/** The `--on-deny` flag's value; not given means `continue`. */
 export function parseOnDeny(value: string | undefined): OnDeny {
-  if (value === undefined || value === "") return "continue";
+  if (value === undefined) return "continue";
   if ((ON_DENY_MODES as readonly string[]).includes(value)) return value as OnDeny;
-  throw new UsageError(`--on-deny: expected one of ${ON_DENY_MODES.join(", ")}, got "${value}"`);
+  throw new UsageError(`unknown --on-deny mode '${value}'`, {
+    hint: "use continue, fail or stop",
+  });
 }
 
 /** What the loop does right after a denial. */

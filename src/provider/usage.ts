@@ -47,6 +47,11 @@ export function estimateUsage(requestChars: number, responseChars: number): Usag
   };
 }
 
+/** Usage of nothing yet: where totals start. */
+export function emptyUsage(): Usage {
+  return { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
+}
+
 /** Sum of usages (for totals across turns). Estimated when any part was. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const sum: Usage = {
