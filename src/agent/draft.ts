@@ -76,11 +76,3 @@ export class AssistantDraft {
     this.message.updated_at = now;
   }
 }
-
-export function textOf(message: Message): string {
-  return message.parts.filter((p): p is TextPart => p.type === "text").map((p) => p.text).join("");
-}
-
-export function toolCallsOf(message: Message): ToolCallPart[] {
-  return message.parts.filter((p): p is ToolCallPart => p.type === "tool_call");
-}

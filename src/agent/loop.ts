@@ -11,7 +11,8 @@ import {
   InterruptedError,
   MopacError,
 } from "../util/errors.ts";
-import { AssistantDraft, textOf, toolCallsOf } from "./draft.ts";
+import { AssistantDraft } from "./draft.ts";
+import { textOf, toolCallsOf, userMessage } from "./messages.ts";
 import { addUsage, emptyUsage } from "../provider/usage.ts";
 import { failsAtEnd } from "../permission/denials.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
@@ -32,13 +33,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
   let overflowRetried = false;
   let answerRetries = 0;
 
-  const user: Message = {
-    id: deps.newId(),
-    role: "user",
-    parts: [{ type: "text", text: input.prompt }],
-    created_at: started,
-    updated_at: started,
-  };
+  const user = userMessage(deps.newId(), input.prompt, started);
   history.push(user);
   await store.saveMessage(user, { flush: true });
 
@@ -96,14 +91,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
           );
         }
         // Tell the model what is wrong; the next turn is its corrected answer.
-        const now = clock.now();
-        const ask: Message = {
-          id: deps.newId(),
-          role: "user",
-          parts: [{ type: "text", text: answerRetryPrompt(verdict.problem) }],
-          created_at: now,
-          updated_at: now,
-        };
+        const ask = userMessage(deps.newId(), answerRetryPrompt(verdict.problem), clock.now());
         history.push(ask);
         await store.saveMessage(ask, { flush: true });
         continue;
@@ -190,13 +178,8 @@ async function compact(
   }
   outcome.usage = addUsage(outcome.usage, summary.usage);
   outcome.cost_usd += summary.cost_usd;
-  const now = clock.now();
   const message: Message = {
-    id: deps.newId(),
-    role: "user",
-    parts: [{ type: "text", text: SUMMARY_PREFIX + summary.text }],
-    created_at: now,
-    updated_at: now,
+    ...userMessage(deps.newId(), SUMMARY_PREFIX + summary.text, clock.now()),
     // The summary's own cost belongs to the session's totals.
     usage: summary.usage,
     cost_usd: summary.cost_usd,

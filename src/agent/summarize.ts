@@ -5,7 +5,7 @@
  */
 import type { Message, Provider, ProviderTurn } from "../provider/types.ts";
 import { AgentError } from "../util/errors.ts";
-import { textOf } from "./draft.ts";
+import { textOf, userMessage } from "./messages.ts";
 
 export interface Summarizer {
   provider: Provider;
@@ -56,23 +56,18 @@ export async function writeSummary(
   // It must fit the small model, whose window may be far smaller than the large one's.
   const window = s.summaryWindow ?? s.contextWindow;
   const budget = Math.max(4_000, Math.floor(window * 0.6) * 4);
-  const ask: Message = {
-    id: "summary-request",
-    role: "user",
-    parts: [{
-      type: "text",
-      text: `${
-        transcript(messages, budget)
-      }\n\n---\nSummarize the conversation above following your instructions.`,
-    }],
-    created_at: now,
-    updated_at: now,
-  };
+  const ask = userMessage(
+    "summary-request",
+    `${
+      transcript(messages, budget)
+    }\n\n---\nSummarize the conversation above following your instructions.`,
+    now,
+  );
   const turn = await s.provider.complete(
     { system: SUMMARY_SYSTEM, messages: [ask], tools: [], signal },
     () => {},
   );
-  const text = textOf({ ...ask, parts: turn.parts }).trim();
+  const text = textOf(turn).trim();
   if (!text) throw new AgentError("the summarizing model returned no text");
   return { ...turn, text };
 }

@@ -3,8 +3,9 @@
  * as it exists. Consecutive `agent` calls run in parallel (sub-agents only read);
  * everything else runs in order, since later calls may depend on earlier ones.
  */
-import type { Message, ToolCallPart, ToolResultPart } from "../provider/types.ts";
+import type { Message, ToolCallPart } from "../provider/types.ts";
 import type { ToolRunResult } from "../tools/types.ts";
+import { cancelledResult } from "../tools/runner.ts";
 import { GateError } from "../util/errors.ts";
 import { afterDenial } from "../permission/denials.ts";
 import type { LoopGuard } from "./loop_guard.ts";
@@ -41,7 +42,7 @@ function batches(calls: ToolCallPart[]): ToolCallPart[][] {
 }
 
 function start(deps: LoopDeps, input: LoopInput, call: ToolCallPart): Promise<ToolRunResult> {
-  if (input.signal.aborted) return Promise.resolve({ result: interrupted(call) });
+  if (input.signal.aborted) return Promise.resolve({ result: cancelledResult(call) });
   deps.emit({ type: "tool_call", id: call.id, name: call.name, input: parseLoose(call.input) });
   return deps.tools.run(call, input.signal);
 }
@@ -85,16 +86,6 @@ async function record(
   if (nested.length > 0) {
     throw new GateError(`permission denied in a sub-agent: ${nested[0].tool} (${nested[0].rule})`);
   }
-}
-
-export function interrupted(call: ToolCallPart): ToolResultPart {
-  return {
-    type: "tool_result",
-    tool_call_id: call.id,
-    name: call.name,
-    content: "Tool call cancelled: the run was interrupted.",
-    is_error: true,
-  };
 }
 
 function parseLoose(text: string): unknown {

@@ -5,7 +5,7 @@
  */
 import type { Provider } from "../provider/types.ts";
 import type { SessionWriter } from "../session/types.ts";
-import { textOf } from "../agent/draft.ts";
+import { textOf, userMessage } from "../agent/messages.ts";
 
 const TITLE_SYSTEM = `Write a title of at most 8 words for a coding task given by the user. \
 Reply with the title only: no quotes, no trailing period.`;
@@ -25,27 +25,13 @@ export function startTitle(
 ): Promise<void> {
   const quick = writer.saveMeta({ title: promptTitle(prompt) });
   if (!small) return quick.catch(() => {});
-  const now = Date.now();
   const better = small.complete({
     system: TITLE_SYSTEM,
-    messages: [{
-      id: "title",
-      role: "user",
-      parts: [{ type: "text", text: prompt.slice(0, 4000) }],
-      created_at: now,
-      updated_at: now,
-    }],
+    messages: [userMessage("title", prompt.slice(0, 4000), Date.now())],
     tools: [],
     signal,
   }, () => {}).then(async (turn) => {
-    const title = textOf({
-      id: "",
-      role: "assistant",
-      parts: turn.parts,
-      created_at: 0,
-      updated_at: 0,
-    })
-      .trim().split("\n")[0].replace(/^["']|["'.]$/g, "").slice(0, 80);
+    const title = textOf(turn).trim().split("\n")[0].replace(/^["']|["'.]$/g, "").slice(0, 80);
     if (title) await writer.saveMeta({ title });
   });
   return Promise.all([quick, better]).then(() => {}, (err) => {

@@ -30,14 +30,7 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
     },
     async run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult> {
       const tool = opts.tools().find((t) => t.name === call.name);
-      const fail = (content: string, denied = false): ToolResultPart => ({
-        type: "tool_result",
-        tool_call_id: call.id,
-        name: call.name,
-        content,
-        is_error: true,
-        ...(denied ? { denied } : {}),
-      });
+      const fail = (content: string, denied = false) => errorResult(call, content, denied);
 
       let raw: unknown;
       try {
@@ -99,13 +92,27 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
           ...(out.denials?.length ? { nested_denials: out.denials } : {}),
         };
       } catch (err) {
-        if (signal.aborted) {
-          return { result: fail("Tool call cancelled: the run was interrupted.") };
-        }
+        if (signal.aborted) return { result: cancelledResult(call) };
         return { result: fail(`${call.name} failed: ${describe(err)}`) };
       }
     },
   };
+}
+
+function errorResult(call: ToolCallPart, content: string, denied = false): ToolResultPart {
+  return {
+    type: "tool_result",
+    tool_call_id: call.id,
+    name: call.name,
+    content,
+    is_error: true,
+    ...(denied ? { denied } : {}),
+  };
+}
+
+/** The result of a call the run's interruption stopped (or never let start). */
+export function cancelledResult(call: ToolCallPart): ToolResultPart {
+  return errorResult(call, "Tool call cancelled: the run was interrupted.");
 }
 
 function describe(err: unknown): string {
