@@ -21,6 +21,5 @@ export {
   SYSTEM_CONFIG_FILE,
   userDirs,
 } from "./paths.ts";
-export { DURATION_FORMS, parseDurationSeconds } from "./duration.ts";
 export { CONFIG_ENV_VARS } from "./layers.ts";
 export type { JsonPath } from "./jsonc.ts";

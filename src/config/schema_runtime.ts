@@ -3,7 +3,7 @@
  * has for its TUI are accepted and ignored so a project's crush.json still loads.
  */
 import { z } from "zod";
-import { DURATION_FORMS, parseDurationSeconds } from "./duration.ts";
+import { DURATION_FORMS, parseDurationSeconds } from "../util/duration.ts";
 
 /** A duration in config: seconds or "90s" / "10m" / "1h30m"; validated config holds seconds. */
 export const DurationSchema = z

@@ -5,6 +5,7 @@
  */
 import { ConfigError, UsageError } from "../util/errors.ts";
 import type { DurationInput, LimitsInput } from "./config_shape.ts";
+import { parseDurationSeconds } from "../util/duration.ts";
 
 export interface Limits {
   /** Model requests. */
@@ -74,34 +75,18 @@ export function parseCost(value: string | number, where: string): number {
   return n;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /**
  * Milliseconds from "90s", "10m", "1h", "1h30m", "500ms", or seconds as a number
- * or a bare numeric string ("90").
+ * or a bare numeric string ("90"); the forms config accepts, in any letter case.
  */
 export function parseDuration(value: DurationInput, where: string): number {
-  const bad = () =>
-    new Error(
+  const seconds = parseDurationSeconds(typeof value === "string" ? value.toLowerCase() : value);
+  if (seconds === undefined || seconds <= 0) {
+    throw new Error(
       `${where}: expected a duration such as 90s, 10m, 1h or a number of seconds, got ${
         JSON.stringify(value)
       }`,
     );
-  let ms: number;
-  if (typeof value === "number") {
-    ms = value * 1000;
-  } else {
-    const text = value.trim().toLowerCase();
-    if (/^\d+(\.\d+)?$/.test(text)) {
-      ms = Number(text) * 1000;
-    } else {
-      if (!/^(\d+(\.\d+)?(ms|s|m|h))+$/.test(text)) throw bad();
-      ms = 0;
-      for (const [, num, , unit] of text.matchAll(/(\d+(\.\d+)?)(ms|s|m|h)/g)) {
-        ms += Number(num) * UNIT_MS[unit];
-      }
-    }
   }
-  if (!Number.isFinite(ms) || ms <= 0) throw bad();
-  return Math.round(ms);
+  return Math.round(seconds * 1000);
 }
