@@ -7,7 +7,7 @@
  * alone: expanding them here would run or rewrite what the user meant literally.
  */
 import { ConfigError, SandboxError } from "../util/errors.ts";
-import type { JsonPath } from "./jsonc.ts";
+import { dotted, type JsonPath } from "./jsonc.ts";
 import { type CommandResult, runConfigCommand } from "./command.ts";
 
 export interface ExpandContext {
@@ -197,8 +197,4 @@ async function runCommand(command: string, ctx: ExpandContext, path: JsonPath): 
 
 function fail(ctx: ExpandContext, path: JsonPath, message: string, cause?: unknown): ConfigError {
   return new ConfigError(`${dotted(path)}: ${message}`, { where: ctx.where(path), cause });
-}
-
-export function dotted(path: JsonPath): string {
-  return path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".").replace(/\.\[/g, "[");
 }

@@ -15,6 +15,18 @@ import { ConfigError } from "../util/errors.ts";
 
 export type JsonPath = (string | number)[];
 
+/** ["a", "b", 0, "c"] → "a.b[0].c", as messages name a key. */
+export function dotted(path: JsonPath): string {
+  return path.map((p) => (typeof p === "number" ? `[${p}]` : p)).join(".").replace(/\.\[/g, "[");
+}
+
+/** "a.b[0].c" or "a.b.0.c" → ["a", "b", 0, "c"]. */
+export function parsePath(path: string): JsonPath {
+  return path.replace(/\[(\d+)\]/g, ".$1").split(".").filter((p) => p !== "").map((p) =>
+    /^\d+$/.test(p) ? Number(p) : p
+  );
+}
+
 /** One parsed config file. */
 export interface ParsedFile {
   file: string;

@@ -10,7 +10,7 @@
 import { dirname, join, resolve } from "node:path";
 import type { Config, ConfigInput, DeepPartial } from "./schema.ts";
 import { expandValue } from "./expand.ts";
-import { type JsonPath, locate, type ParsedFile } from "./jsonc.ts";
+import { type JsonPath, locate, type ParsedFile, parsePath } from "./jsonc.ts";
 import { envLayers, type Layer, nest, readConfigFile } from "./layers.ts";
 import { isPlainObject, mergeLayer, SourceMap } from "./merge.ts";
 import {
@@ -185,13 +185,6 @@ function quietEnv(env: (name: string) => string | undefined) {
       throw err;
     }
   };
-}
-
-/** "a.b[0].c" or "a.b.0.c" → ["a", "b", 0, "c"]. */
-export function parsePath(path: string): JsonPath {
-  return path.replace(/\[(\d+)\]/g, ".$1").split(".").filter((p) => p !== "").map((p) =>
-    /^\d+$/.test(p) ? Number(p) : p
-  );
 }
 
 function leaves(value: unknown, path: JsonPath = []): JsonPath[] {

@@ -1,5 +1,5 @@
 /** Public surface of src/config: loading, the schema and the path helpers. */
-export { loadConfig, type LoadedConfig, type LoadOptions, parsePath } from "./load.ts";
+export { loadConfig, type LoadedConfig, type LoadOptions } from "./load.ts";
 export {
   type AgentConfig,
   type Config,
@@ -22,4 +22,4 @@ export {
   userDirs,
 } from "./paths.ts";
 export { CONFIG_ENV_VARS } from "./layers.ts";
-export type { JsonPath } from "./jsonc.ts";
+export { type JsonPath, parsePath } from "./jsonc.ts";

@@ -6,8 +6,7 @@
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { type Config, ConfigSchema } from "./schema.ts";
-import { dotted } from "./expand.ts";
-import { type JsonPath, locate } from "./jsonc.ts";
+import { dotted, type JsonPath, locate } from "./jsonc.ts";
 import type { Layer } from "./layers.ts";
 import type { SourceMap } from "./merge.ts";
 
