@@ -101,12 +101,8 @@ export const SelectedModelSchema = z.strictObject({
   reasoning_effort: z.string().optional(),
   think: z.boolean().optional(),
   max_tokens: z.int().positive().optional(),
-  temperature: Num.min(0).max(2).optional(),
-  top_p: Num.min(0).max(1).optional(),
-  top_k: z.int().optional(),
-  frequency_penalty: Num.optional(),
-  presence_penalty: Num.optional(),
-  provider_options: z.record(z.string(), z.unknown()).optional(),
+  // The sampling options a model entry's `options` takes, set here for the role.
+  ...ModelOptionsSchema.shape,
 });
 
 export const ModelsSchema = z.strictObject({
