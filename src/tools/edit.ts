@@ -4,15 +4,13 @@
  * written back with the file's own BOM and line endings, and the result shows a
  * unified diff.
  */
-import * as path from "node:path";
 import { z } from "zod";
-import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
-import { commitWrite, loadText, requireFreshView, statTarget } from "./fs/editable.ts";
+import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
-import { isWithin } from "./fs/paths.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { writesPath } from "./fs/pinned.ts";
 import { applyReplacement } from "./fs/replace.ts";
 import { applyStyle } from "./fs/text.ts";
 
@@ -47,17 +45,11 @@ export function createEditTool(options: EditToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as EditInput;
-      const { real } = await resolveForAccess(args, args.file_path, ctx.workspace);
-      return { reads: [real], writes: [real] };
-    },
+    access: writesPath((a: EditInput) => a.file_path),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as EditInput;
-        const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
-        const info = await statTarget(real, absolute);
-        const label = diffLabel(ctx, absolute);
+        const { absolute, real, info, label } = await writeTarget(args, ctx);
         if (args.old_string === "") {
           return await createFile(ctx, real, absolute, label, info, args.new_string);
         }
@@ -78,32 +70,4 @@ export function createEditTool(options: EditToolOptions = {}): Tool {
         };
       }),
   };
-}
-
-/** Creation through an empty old_string: allowed when the file is absent or empty. */
-export async function createFile(
-  ctx: ToolContext,
-  real: string,
-  shown: string,
-  label: string,
-  info: Deno.FileInfo | null,
-  content: string,
-): Promise<ToolOutput> {
-  if (info !== null && info.size > 0) {
-    throw new ToolFailure(
-      `File already exists and is not empty: ${shown}. To change it, view it and give the text ` +
-        `to replace as old_string; to replace all of it, use write.`,
-    );
-  }
-  await commitWrite(ctx, real, info === null ? null : "", content);
-  const diff = unifiedDiff(label, info === null ? null : "", content);
-  return {
-    content: `Created ${shown} (${diff.additions} line${diff.additions === 1 ? "" : "s"}).\n\n` +
-      diffBlock(diff),
-  };
-}
-
-/** Name used in diff headers: workspace-relative when inside it. */
-export function diffLabel(ctx: ToolContext, absolute: string): string {
-  return isWithin(ctx.workspace, absolute) ? path.relative(ctx.workspace, absolute) : absolute;
 }

@@ -12,7 +12,7 @@ import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { isMissing } from "./fs/paths.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { byNewest, mtimes } from "./fs/stat_many.ts";
 import { requireFolder, walkFolders } from "./fs/walk.ts";
 
@@ -47,41 +47,14 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as GlobInput;
-      return { reads: [(await resolveForAccess(args, args.path || ".", ctx.workspace)).real] };
-    },
+    access: readsPath((a: GlobInput) => a.path || "."),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as GlobInput;
         const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
         await requireFolder(real, absolute);
         const pattern = normalisePattern(args.pattern, absolute, real);
-        const isMatch = picomatch(pattern, { dot: true });
-        const hidden = /(^|\/)\.[^./*?[{]/.test(pattern);
-        // Walk only below the pattern's literal prefix ("src/**" walks src).
-        const base = picomatch.scan(pattern).base;
-        const walkRoot = base ? path.join(real, base) : real;
-        const found: string[] = [];
-        let capped = false;
-        try {
-          walking: for await (
-            const batch of walkFolders({ root: walkRoot, hidden, signal: ctx.signal })
-          ) {
-            for (const entry of batch) {
-              if (!entry.isFile) continue;
-              const rel = base ? `${base}/${entry.rel}` : entry.rel;
-              if (!isMatch(rel)) continue;
-              if (found.length >= maxMatches) {
-                capped = true;
-                break walking;
-              }
-              found.push(rel);
-            }
-          }
-        } catch (err) {
-          if (!isMissing(err)) throw err;
-        }
+        const { found, capped } = await matchingFiles(real, pattern, maxMatches, ctx.signal);
         if (found.length === 0) return { content: "No files found" };
         const times = await mtimes(found.map((rel) => path.join(real, rel)), ctx.signal);
         const rows = found.map((rel) => ({
@@ -99,6 +72,34 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
         return { content: out };
       }),
   };
+}
+
+/** Files below `root` whose relative path matches `pattern`, at most `max` of them. */
+async function matchingFiles(
+  root: string,
+  pattern: string,
+  max: number,
+  signal: AbortSignal,
+): Promise<{ found: string[]; capped: boolean }> {
+  const isMatch = picomatch(pattern, { dot: true });
+  const hidden = /(^|\/)\.[^./*?[{]/.test(pattern);
+  // Walk only below the pattern's literal prefix ("src/**" walks src).
+  const base = picomatch.scan(pattern).base;
+  const found: string[] = [];
+  try {
+    const walk = walkFolders({ root: base ? path.join(root, base) : root, hidden, signal });
+    for await (const batch of walk) {
+      for (const entry of batch) {
+        const rel = base ? `${base}/${entry.rel}` : entry.rel;
+        if (!entry.isFile || !isMatch(rel)) continue;
+        if (found.length >= max) return { found, capped: true };
+        found.push(rel);
+      }
+    }
+  } catch (err) {
+    if (!isMissing(err)) throw err;
+  }
+  return { found, capped: false };
 }
 
 /** Relative, slash-separated pattern; refuses patterns that climb out of the search folder. */

@@ -10,7 +10,7 @@ import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { isMissing } from "./fs/paths.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import {
   PatternError,
   type SearchMatch,
@@ -70,10 +70,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as GrepInput;
-      return { reads: [(await resolveForAccess(args, args.path || ".", ctx.workspace)).real] };
-    },
+    access: readsPath((a: GrepInput) => a.path || "."),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as GrepInput;

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { asToolError } from "./fs/failure.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { requireFolder, VCS_DIRS, walk, type WalkEntry } from "./fs/walk.ts";
 
 /** Config `tools.ls` (crush's keys). */
@@ -56,10 +56,7 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as LsInput;
-      return { reads: [(await resolveForAccess(args, args.path || ".", ctx.workspace)).real] };
-    },
+    access: readsPath((a: LsInput) => a.path || "."),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as LsInput;

@@ -8,12 +8,12 @@ import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
-import { commitWrite, loadText, requireFreshView, statTarget } from "./fs/editable.ts";
+import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { writesPath } from "./fs/pinned.ts";
 import { applyReplacement } from "./fs/replace.ts";
 import { applyStyle } from "./fs/text.ts";
-import { createFile, diffLabel, type EditToolOptions } from "./edit.ts";
+import type { EditToolOptions } from "./edit.ts";
 
 const editSchema = z.object({
   old_string: z.string().describe(
@@ -59,17 +59,11 @@ export function createMultiEditTool(options: EditToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as MultiEditInput;
-      const { real } = await resolveForAccess(args, args.file_path, ctx.workspace);
-      return { reads: [real], writes: [real] };
-    },
+    access: writesPath((a: MultiEditInput) => a.file_path),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as MultiEditInput;
-        const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
-        const info = await statTarget(real, absolute);
-        const label = diffLabel(ctx, absolute);
+        const { absolute, real, info, label } = await writeTarget(args, ctx);
         const creating = args.edits[0].old_string === "";
         let base: string;
         let raw: string | null = null;

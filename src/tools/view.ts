@@ -12,7 +12,7 @@ import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { hasImageExtension, sniffImage } from "./fs/image.ts";
 import { readLineWindow } from "./fs/lines.ts";
 import { isMissing, mtimeOf } from "./fs/paths.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
+import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { looksBinary, SNIFF_BYTES } from "./fs/text.ts";
 
 export interface ViewToolOptions {
@@ -53,10 +53,7 @@ export function createViewTool(options: ViewToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as ViewInput;
-      return { reads: [(await resolveForAccess(args, args.file_path, ctx.workspace)).real] };
-    },
+    access: readsPath((a: ViewInput) => a.file_path),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as ViewInput;

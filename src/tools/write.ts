@@ -7,10 +7,11 @@ import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
-import { commitWrite, loadText, requireFreshView, statTarget } from "./fs/editable.ts";
+import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError } from "./fs/failure.ts";
-import { resolveForAccess, resolveForRun } from "./fs/pinned.ts";
-import { diffLabel, type EditToolOptions } from "./edit.ts";
+import { toLf } from "./fs/text.ts";
+import { writesPath } from "./fs/pinned.ts";
+import type { EditToolOptions } from "./edit.ts";
 
 const schema = z.object({
   file_path: z.string().min(1).describe(
@@ -32,30 +33,19 @@ export function createWriteTool(options: EditToolOptions = {}): Tool {
     description: DESCRIPTION,
     parameters: jsonSchemaOf(schema),
     parse: (input) => parseArgs(schema, input),
-    async access(input, ctx) {
-      const args = input as WriteInput;
-      const { real } = await resolveForAccess(args, args.file_path, ctx.workspace);
-      return { reads: [real], writes: [real] };
-    },
+    access: writesPath((a: WriteInput) => a.file_path),
     run: (input, ctx) =>
       asToolError(async () => {
         const args = input as WriteInput;
-        const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
-        const info = await statTarget(real, absolute);
-        const label = diffLabel(ctx, absolute);
-        if (info === null) {
-          await commitWrite(ctx, real, null, args.content);
-          const diff = unifiedDiff(label, null, args.content);
-          const lines = `${diff.additions} line${diff.additions === 1 ? "" : "s"}`;
-          return { content: `Created ${absolute} (${lines}).\n\n${diffBlock(diff)}` };
-        }
+        const { absolute, real, info, label } = await writeTarget(args, ctx);
+        if (info === null) return await createFile(ctx, real, absolute, label, null, args.content);
         requireFreshView(ctx, real, info, absolute);
         const old = await loadText(real, info, absolute, options.maxFileBytes);
         if (old.raw === args.content) {
           return { content: `${absolute} already has exactly this content; nothing was written.` };
         }
         await commitWrite(ctx, real, old.raw, args.content);
-        const diff = unifiedDiff(label, old.text, args.content.replaceAll("\r\n", "\n"));
+        const diff = unifiedDiff(label, old.text, toLf(args.content));
         return {
           content: `Wrote ${absolute} (+${diff.additions} -${diff.removals}).\n\n${
             diffBlock(diff)

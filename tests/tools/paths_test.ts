@@ -6,7 +6,8 @@ import { createGrepTool } from "../../src/tools/grep.ts";
 import { createLsTool } from "../../src/tools/ls.ts";
 import { createViewTool } from "../../src/tools/view.ts";
 import { createWriteTool } from "../../src/tools/write.ts";
-import { isWithin, resolvePath } from "../../src/tools/fs/paths.ts";
+import { resolvePath } from "../../src/tools/fs/paths.ts";
+import { isInside } from "../../src/permission/match.ts";
 import { call, makeContext, tempWorkspace, writeTree } from "./_helpers.ts";
 
 /** A workspace and, beside it, an "outside" folder with a secret. */
@@ -31,7 +32,7 @@ Deno.test("paths: a symlink inside the workspace to a file outside is reported w
     const ctx = makeContext(ws);
     const viewed = await call(createViewTool(), { file_path: "innocent.txt" }, ctx);
     assert.deepEqual(viewed.access, { reads: [path.join(out, "secret.txt")] });
-    assert.equal(isWithin(ws, viewed.access.reads![0]), false);
+    assert.equal(isInside(viewed.access.reads![0], ws), false);
     const edited = createEditTool();
     const input = edited.parse({ file_path: "innocent.txt", old_string: "a", new_string: "b" });
     assert.deepEqual(await edited.access!(input, ctx), {

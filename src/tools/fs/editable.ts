@@ -1,13 +1,17 @@
 /**
- * The rules every writing tool shares: an existing file may be changed only after
- * a `view` in this session and only if it has not changed on disk since; it must
- * be UTF-8 text; and every change is written, re-stamped as viewed and recorded in
- * the session's file history.
+ * The rules every writing tool (edit, multiedit, write) shares: an existing file
+ * may be changed only after a `view` in this session and only if it has not changed
+ * on disk since; it must be UTF-8 text; a new file may be created where none (or an
+ * empty one) is; and every change is written, re-stamped as viewed, recorded in the
+ * session's file history and shown as a diff.
  */
 import * as path from "node:path";
-import type { ToolContext } from "../types.ts";
+import { relativeInside } from "../../permission/match.ts";
+import type { ToolContext, ToolOutput } from "../types.ts";
+import { diffBlock, unifiedDiff } from "./diff.ts";
 import { ToolFailure } from "./failure.ts";
 import { isMissing, mtimeOf } from "./paths.ts";
+import { resolveForRun } from "./pinned.ts";
 import { decodeUtf8Strict, looksBinary, splitStyle, type TextStyle } from "./text.ts";
 
 /** Files larger than this are not edited in memory (use bash for those). */
@@ -22,8 +26,29 @@ export interface LoadedFile {
   mtime: number;
 }
 
+export interface WriteTarget {
+  /** The path as the model gave it, made absolute: what messages show. */
+  absolute: string;
+  /** The path the gate approved, symlinks resolved: what is read and written. */
+  real: string;
+  /** Its stat, or null when there is no file yet. */
+  info: Deno.FileInfo | null;
+  /** Its name in diff headers: workspace-relative when inside it. */
+  label: string;
+}
+
+/** The file a writing tool's call names, as approved by the gate (see pinned.ts). */
+export async function writeTarget(
+  input: { file_path: string },
+  ctx: ToolContext,
+): Promise<WriteTarget> {
+  const { absolute, real } = await resolveForRun(input, input.file_path, ctx.workspace);
+  const info = await statTarget(real, absolute);
+  return { absolute, real, info, label: relativeInside(absolute, ctx.workspace) ?? absolute };
+}
+
 /** Stat of `real`, or null when it does not exist. Directories are refused. */
-export async function statTarget(real: string, shown: string): Promise<Deno.FileInfo | null> {
+async function statTarget(real: string, shown: string): Promise<Deno.FileInfo | null> {
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(real);
@@ -106,6 +131,32 @@ export async function commitWrite(
   ctx.state.viewed.set(real, mtimeOf(info));
   ctx.recordChange({ path: real, before, after });
   ctx.stateChanged();
+}
+
+/**
+ * Creates `real` with `content`: allowed when the file is absent or empty (edit's and
+ * multiedit's empty old_string, write to a new path). Returns the reply with a diff.
+ */
+export async function createFile(
+  ctx: ToolContext,
+  real: string,
+  shown: string,
+  label: string,
+  info: Deno.FileInfo | null,
+  content: string,
+): Promise<ToolOutput> {
+  if (info !== null && info.size > 0) {
+    throw new ToolFailure(
+      `File already exists and is not empty: ${shown}. To change it, view it and give the text ` +
+        `to replace as old_string; to replace all of it, use write.`,
+    );
+  }
+  await commitWrite(ctx, real, info === null ? null : "", content);
+  const diff = unifiedDiff(label, info === null ? null : "", content);
+  return {
+    content: `Created ${shown} (${diff.additions} line${diff.additions === 1 ? "" : "s"}).\n\n` +
+      diffBlock(diff),
+  };
 }
 
 function iso(ms: number): string {

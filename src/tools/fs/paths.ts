@@ -53,12 +53,6 @@ export async function realPathOf(p: string, hops = 0): Promise<string> {
   return candidate;
 }
 
-/** True when `p` is `root` or below it (both absolute and normalised). */
-export function isWithin(root: string, p: string): boolean {
-  const rel = path.relative(root, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
-
 /** Errors that mean "no such file" (also ENOTDIR: a file where a folder was expected). */
 export function isMissing(err: unknown): boolean {
   return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;

@@ -5,19 +5,36 @@
  * input object, so the approved path is remembered against that object and `run()`
  * refuses to act on a different one.
  */
+import type { Access } from "../../permission/types.ts";
+import type { ToolContext } from "../types.ts";
 import { type ResolvedPath, resolvePath } from "./paths.ts";
 
 const approved = new WeakMap<object, string>();
 
 /** Resolves for the gate and remembers the result for this call's run. */
-export async function resolveForAccess(
-  input: object,
-  filePath: string,
-  base: string,
-): Promise<ResolvedPath> {
-  const resolved = await resolvePath(filePath, base);
-  approved.set(input, resolved.real);
-  return resolved;
+async function resolveForAccess(input: object, filePath: string, base: string): Promise<string> {
+  const { real } = await resolvePath(filePath, base);
+  approved.set(input, real);
+  return real;
+}
+
+type AccessOf = (input: unknown, ctx: ToolContext) => Promise<Access>;
+
+/** The `access()` of a tool that reads the one path its input names. */
+export function readsPath<T extends object>(pathOf: (input: T) => string): AccessOf {
+  return async (input, ctx) => {
+    const args = input as T;
+    return { reads: [await resolveForAccess(args, pathOf(args), ctx.workspace)] };
+  };
+}
+
+/** The `access()` of a tool that changes the one file its input names (it reads it first). */
+export function writesPath<T extends object>(pathOf: (input: T) => string): AccessOf {
+  return async (input, ctx) => {
+    const args = input as T;
+    const real = await resolveForAccess(args, pathOf(args), ctx.workspace);
+    return { reads: [real], writes: [real] };
+  };
 }
 
 /** Thrown by `resolveForRun` when the path now resolves elsewhere than the gate saw. */
