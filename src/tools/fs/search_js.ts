@@ -5,6 +5,7 @@
  * with NUL bytes skipped, at most `maxPerFile` matching lines per file, lines
  * split on "\n" (a "\r" stays part of the line, as in rg).
  */
+import { forEachSliced } from "./sliced.ts";
 import { walkFolders } from "./walk.ts";
 
 export interface SearchRequest {
@@ -31,14 +32,6 @@ export interface SearchMatch {
 /** Thrown when the pattern is not a valid regular expression. */
 export class PatternError extends Error {}
 
-/**
- * Files are read with synchronous calls in slices of at most this many ms, then
- * the event loop gets a turn (timers, cancellation). Measured on 50,000 small
- * files: about twice as fast as the same reads through async calls, which pay a
- * promise round-trip per file.
- */
-const SLICE_MS = 15;
-
 const decoder = new TextDecoder();
 
 export async function searchWithJs(req: SearchRequest): Promise<SearchMatch[]> {
@@ -53,15 +46,8 @@ export async function searchWithJs(req: SearchRequest): Promise<SearchMatch[]> {
     }
   }
   const out: SearchMatch[] = [];
-  let sliceStart = performance.now();
-  for (const rel of files) {
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      req.signal?.throwIfAborted();
-      sliceStart = performance.now();
-    }
-    searchFile(req, rel, regex, anyLine, out);
-  }
+  // Read synchronously in slices (sliced.ts): most files are small and most do not match.
+  await forEachSliced(files, req.signal, (rel) => searchFile(req, rel, regex, anyLine, out));
   return out;
 }
 
