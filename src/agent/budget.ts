@@ -17,6 +17,11 @@ export function checkBudget(limits: Limits, totals: RunTotals, elapsedMs: number
     );
   }
   if (limits.timeout_ms !== undefined && elapsedMs >= limits.timeout_ms) {
-    throw new BudgetError("time", `timeout reached (${Math.round(limits.timeout_ms / 1000)} s)`);
+    throw timeoutReached(limits.timeout_ms);
   }
+}
+
+/** The end of a run that used up `--timeout`: between turns (above), or mid-turn (the app's timer). */
+export function timeoutReached(timeoutMs: number): BudgetError {
+  return new BudgetError("time", `timeout reached (${timeoutMs / 1000} s)`);
 }

@@ -6,15 +6,15 @@ import type { RunOptions } from "./options.ts";
 import type { AgentEvent, InitEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
 import { runAgent } from "../agent/loop.ts";
+import { timeoutReached } from "../agent/budget.ts";
 import { resolveModel } from "../catalog/mod.ts";
 import { createProvider } from "../provider/provider.ts";
 import { openSessionStore, repairForRequest } from "../session/mod.ts";
 import { preflight } from "../permission/sandbox.ts";
 import { systemClock } from "../util/clock.ts";
 import { readEnv } from "../util/env.ts";
-import { BudgetError } from "../util/errors.ts";
 import { resolveRun, withKeyVar } from "./resolve.ts";
-import { openRunSession, persistedState } from "./session_setup.ts";
+import { openRunSession, persistedState, sessionToolContext } from "./session_setup.ts";
 import { buildTooling } from "./tooling.ts";
 import { buildPrompt } from "./prompt.ts";
 import { loadOutputSchema } from "./output_schema.ts";
@@ -98,17 +98,13 @@ export async function prepareRun(
       ? provider
       : createProvider(resolved.smallModel, providerOpts);
     const state = session.state;
-    const context = {
-      session_id: session.handle.id,
-      workspace: loaded.workspaceRoot,
+    const context = sessionToolContext({
+      writer,
       state,
+      workspace: loaded.workspaceRoot,
       env: config.env ?? {},
       attachments: model.supports_attachments,
-      recordChange: (change: Parameters<typeof writer.recordChange>[0]) => {
-        void writer.recordChange(change);
-      },
-      stateChanged: () => void writer.saveMeta(persistedState(state)),
-    };
+    });
     const tooling = await buildTooling({
       config,
       profile,
@@ -160,13 +156,10 @@ export async function prepareRun(
         const safeEmit = redactingEmit(emit, redactor);
         const limits = resolved.limits;
         const budget = new AbortController();
-        const timer = limits.timeout_ms === undefined ? undefined : setTimeout(
-          () =>
-            budget.abort(
-              new BudgetError("time", `timeout reached (${limits.timeout_ms! / 1000} s)`),
-            ),
-          limits.timeout_ms,
-        );
+        const timeoutMs = limits.timeout_ms;
+        const timer = timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => budget.abort(timeoutReached(timeoutMs)), timeoutMs);
         const titler = resolved.smallModel === resolved.model ? undefined : small;
         if (!session.resumed) {
           titleDone = startTitle(titler, prompt, writer, warn, titleAbort.signal);

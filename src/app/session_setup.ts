@@ -4,7 +4,8 @@
  * the model of the last assistant message, todos, viewed files and shell state.
  */
 import type { Message } from "../provider/types.ts";
-import type { ToolState } from "../tools/types.ts";
+import type { ToolContext, ToolState } from "../tools/types.ts";
+import type { SessionWriter } from "../session/types.ts";
 import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";
 import { UsageError } from "../util/errors.ts";
 
@@ -55,8 +56,32 @@ export async function openRunSession(
   }
 }
 
-function emptyState(cwd: string): ToolState {
+/** Tool state of a session that has none yet. */
+export function emptyState(cwd: string): ToolState {
   return { viewed: new Map(), todos: [], shell: { cwd, env: {} } };
+}
+
+/**
+ * What the tools of one session see: its state, where file changes are recorded and
+ * how a state change is persisted (the writer is the secret-safe one).
+ */
+export function sessionToolContext(opts: {
+  writer: SessionWriter;
+  state: ToolState;
+  workspace: string;
+  env: Record<string, string>;
+  attachments: boolean;
+}): Omit<ToolContext, "signal"> {
+  const { writer, state } = opts;
+  return {
+    session_id: writer.id,
+    workspace: opts.workspace,
+    state,
+    env: opts.env,
+    attachments: opts.attachments,
+    recordChange: (change) => void writer.recordChange(change),
+    stateChanged: () => void writer.saveMeta(persistedState(state)),
+  };
 }
 
 /** The parts of tool state that a session keeps across runs. */

@@ -17,7 +17,7 @@ import { readEnv } from "../util/env.ts";
 import type { ResolvedRun } from "./resolve.ts";
 import { buildTooling } from "./tooling.ts";
 import { buildPrompt } from "./prompt.ts";
-import { persistedState } from "./session_setup.ts";
+import { emptyState, sessionToolContext } from "./session_setup.ts";
 import { secretSafeWriter } from "./secrets.ts";
 import { promptTitle } from "./title.ts";
 
@@ -52,25 +52,18 @@ export function subAgentRunner(opts: {
     });
     const handle = await store.create({ cwd: resolved.cwd, parent_id: opts.parentId });
     const writer = secretSafeWriter(handle, redactor);
-    const state = {
-      viewed: new Map<string, number>(),
-      todos: [],
-      shell: { cwd: resolved.cwd, env: {} },
-    };
     const tooling = await buildTooling({
       config: loaded.config,
       profile,
       workspace: loaded.workspaceRoot,
       dataDir: loaded.dataDir,
-      context: {
-        session_id: handle.id,
+      context: sessionToolContext({
+        writer,
+        state: emptyState(resolved.cwd),
         workspace: loaded.workspaceRoot,
-        state,
         env: loaded.config.env ?? {},
         attachments: parentCtx.attachments,
-        recordChange: (c) => void writer.recordChange(c),
-        stateChanged: () => void writer.saveMeta(persistedState(state)),
-      },
+      }),
       redactor,
       warn,
       mcp: false,
