@@ -2,13 +2,10 @@
  * stdout and stderr for the CLI. Writes are synchronous so that everything is out
  * before `Deno.exit`, also when stdout is a pipe (DESIGN §1).
  */
-import { readEnv } from "../util/env.ts";
 
 export interface Io {
   out(text: string): void;
   err(text: string): void;
-  /** stderr is a terminal and colour is allowed. */
-  readonly color: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -36,12 +33,7 @@ function pipeWriter(file: { writeSync(p: Uint8Array): number }): (t: string) => 
 }
 
 export function processIo(): Io {
-  const noColor = readEnv("NO_COLOR") !== undefined;
-  return {
-    out: pipeWriter(Deno.stdout),
-    err: pipeWriter(Deno.stderr),
-    color: !noColor && Deno.stderr.isTerminal(),
-  };
+  return { out: pipeWriter(Deno.stdout), err: pipeWriter(Deno.stderr) };
 }
 
 /** An Io that collects output, for tests. */
@@ -49,7 +41,6 @@ export function memoryIo(): Io & { stdout: string; stderr: string } {
   const io = {
     stdout: "",
     stderr: "",
-    color: false,
     out(t: string) {
       io.stdout += t;
     },

@@ -25,6 +25,12 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
   const note = (t: string) => {
     if (!opts.quiet) io.err(t.endsWith("\n") ? t : t + "\n");
   };
+  // A retried response that does not continue what stdout shows is printed again whole.
+  const reprint = (st: Printed) => {
+    io.err("mopac: the retried response differs from the text already printed\n");
+    out((lastChar === "\n" ? "" : "\n") + st.current);
+    st.printed = st.current;
+  };
 
   return {
     event(e: AgentEvent) {
@@ -42,9 +48,7 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
             out(st.current.slice(st.printed.length));
             st.printed = st.current;
           } else if (!st.printed.startsWith(st.current)) {
-            io.err("mopac: the retried response differs from the text already printed\n");
-            out((lastChar === "\n" ? "" : "\n") + st.current);
-            st.printed = st.current;
+            reprint(st);
           }
           return;
         }
@@ -52,11 +56,7 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
           // The message is complete: a retried answer shorter than what is already on
           // the screen never triggered the check above.
           const st = messages.get(lastMessage);
-          if (st && st.printed !== st.current) {
-            io.err("mopac: the retried response differs from the text already printed\n");
-            out((lastChar === "\n" ? "" : "\n") + st.current);
-            st.printed = st.current;
-          }
+          if (st && st.printed !== st.current) reprint(st);
           return;
         }
         case "retry": {
