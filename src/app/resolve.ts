@@ -9,7 +9,8 @@ import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { type Profile, resolveProfile } from "../permission/profiles.ts";
 import { resolveLimits } from "../permission/limits.ts";
-import { hostOf, type Need, permissionNeeds } from "../permission/sandbox.ts";
+import { type Need, permissionNeeds, requiredNeeds } from "../permission/sandbox.ts";
+import { transportKind } from "../mcp/config.ts";
 import type { Limits } from "../agent/types.ts";
 import { readEnv } from "../util/env.ts";
 import { SandboxError } from "../util/errors.ts";
@@ -93,7 +94,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     providerUrl: args.replay ? undefined : model.base_url,
     mcp: Object.entries(servers).map(([name, s]) => ({
       name,
-      type: s.type ?? (s.command ? "stdio" : "http"),
+      type: transportKind(s),
       command: s.command,
       url: s.url,
     })),
@@ -103,25 +104,15 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
       ...[keyVar(model), keyVar(smallModel)].filter((v): v is string => v !== undefined),
     ],
     fetchHosts: profile.fetchHosts,
+    hooks: (config.hooks?.PreToolUse ?? []).length > 0,
+    smallModelUrl: args.replay ? undefined : smallModel.base_url,
   });
-  // PreToolUse hooks run under `bash -c` whether or not the bash tool is offered.
-  if ((config.hooks?.PreToolUse ?? []).length > 0) {
-    needs.push({ kind: "run", command: "bash", why: "hooks.PreToolUse" });
-  }
-  // The small model (titles, summaries, sub-agents) may be served from another host.
-  const smallHost = args.replay ? undefined : hostOf(smallModel.base_url);
-  if (smallHost && smallHost !== hostOf(model.base_url)) {
-    needs.push({ kind: "net", host: smallHost, why: "small model" });
-  }
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
   if (args.replay) needs.push({ kind: "read", path: resolve(cwd, args.replay), why: "--replay" });
   if (args.outputSchema) {
     needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
   }
-  // `fetch` reaching any host is optional: without the grant its calls fail as tool
-  // errors naming the flag, and the rest of the run works.
-  const required = needs.filter((n) => !(n.kind === "net" && n.why.includes("fetch")));
-  return { cwd, loaded, profile, model, smallModel, limits, needs, required };
+  return { cwd, loaded, profile, model, smallModel, limits, needs, required: requiredNeeds(needs) };
 }
 
 /**

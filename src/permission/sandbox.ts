@@ -28,10 +28,15 @@ export interface RunPlan {
   envVars: string[];
   /** The profile's `fetch.hosts`; absent: `fetch`, when offered, may reach any host. */
   fetchHosts?: readonly string[];
+  /** `hooks.PreToolUse` is configured: hooks run under `bash -c` whether or not bash is offered. */
+  hooks?: boolean;
+  /** The small model's base URL (titles, summaries, sub-agents), when it is called over the net. */
+  smallModelUrl?: string;
 }
 
 const WRITE_TOOLS = ["edit", "multiedit", "write"];
 const SHELL_TOOLS = ["bash", "job_output", "job_kill"];
+const FETCH_TOOL = "fetch tool";
 
 export function permissionNeeds(plan: RunPlan): Need[] {
   const needs: Need[] = [
@@ -50,10 +55,10 @@ export function permissionNeeds(plan: RunPlan): Need[] {
     const hosts = plan.fetchHosts;
     // Deno has no wildcard hosts: a glob in fetch.hosts needs the whole network.
     if (!hosts || hosts.some((h) => h.includes("*"))) {
-      needs.push({ kind: "net", why: "fetch tool" });
+      needs.push({ kind: "net", why: FETCH_TOOL });
     } else {
       for (const host of hosts) {
-        needs.push({ kind: "net", host: host.toLowerCase(), why: "fetch tool" });
+        needs.push({ kind: "net", host: host.toLowerCase(), why: FETCH_TOOL });
       }
     }
   }
@@ -68,7 +73,19 @@ export function permissionNeeds(plan: RunPlan): Need[] {
     }
   }
   for (const variable of plan.envVars) needs.push({ kind: "env", variable, why: "config" });
+  if (plan.hooks) needs.push({ kind: "run", command: "bash", why: "hooks.PreToolUse" });
+  const small = plan.smallModelUrl ? hostOf(plan.smallModelUrl) : undefined;
+  if (small && small !== provider) needs.push({ kind: "net", host: small, why: "small model" });
   return needs;
+}
+
+/**
+ * The needs a run cannot start without. `fetch` reaching its hosts is not one of
+ * them: without the grant its calls fail as tool errors naming the flag, and the rest
+ * of the run works.
+ */
+export function requiredNeeds(needs: readonly Need[]): Need[] {
+  return needs.filter((n) => !(n.kind === "net" && n.why === FETCH_TOOL));
 }
 
 /** `host:port` of a URL, with the scheme's default port made explicit. */

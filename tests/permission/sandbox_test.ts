@@ -9,6 +9,7 @@ import {
   type Need,
   permissionNeeds,
   preflight,
+  requiredNeeds,
   sandboxFlags,
 } from "../../src/permission/sandbox.ts";
 import { SandboxError } from "../../src/util/errors.ts";
@@ -64,6 +65,24 @@ Deno.test("permissionNeeds: fetch needs its hosts, or the whole network for glob
   assert.ok(sandboxFlags(globbed).includes("--allow-net"));
   const any = permissionNeeds({ ...base, tools: ["fetch"], providerUrl: "https://p.test" });
   assert.ok(sandboxFlags(any).includes("--allow-net"));
+});
+
+Deno.test("requiredNeeds: only the fetch tool's hosts are optional, also beside a server named fetch", () => {
+  const needs = permissionNeeds({
+    dataDir: "/d",
+    configFiles: [],
+    workspace: "/w",
+    mcp: [{ name: "fetch", type: "http", url: "https://mcp.example.com/mcp" }],
+    tools: ["fetch"],
+    envVars: [],
+    fetchHosts: ["docs.example.com"],
+    hooks: true,
+    smallModelUrl: "https://small.example.com/v1",
+  });
+  const net = (list: Need[]) => list.filter((n) => n.kind === "net").map((n) => n.why);
+  assert.deepEqual(net(needs), ["fetch tool", 'MCP server "fetch"', "small model"]);
+  assert.deepEqual(net(requiredNeeds(needs)), ['MCP server "fetch"', "small model"]);
+  assert.ok(needs.some((n) => n.kind === "run" && n.why === "hooks.PreToolUse"));
 });
 
 Deno.test({
