@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
-import { ToolInputError } from "../util/errors.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import type { Usage } from "../provider/types.ts";
 import type { Denial } from "../permission/types.ts";
 
@@ -37,12 +37,8 @@ export function createAgentTool(run: AgentRunner): Tool {
   return {
     name: "agent",
     description: DESCRIPTION,
-    parameters: z.toJSONSchema(schema) as Record<string, unknown>,
-    parse(input: unknown) {
-      const r = schema.safeParse(input);
-      if (!r.success) throw new ToolInputError(r.error.issues.map((i) => i.message).join("; "));
-      return r.data;
-    },
+    parameters: jsonSchemaOf(schema),
+    parse: (input) => parseArgs(schema, input),
     async run(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
       const { prompt } = input as z.infer<typeof schema>;
       const result = await run(prompt, ctx);

@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { Access } from "../permission/types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { parseShell } from "./shell/parse.ts";
 import { baseEnv, buildChildEnv, sessionExports } from "./shell/env.ts";
 import type { JobManager } from "./shell/jobs.ts";

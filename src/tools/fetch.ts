@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { truncateOutput } from "./truncate.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { looksBinary } from "./fs/text.ts";
 import { hostOf } from "../permission/sandbox.ts";

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { isMissing } from "./fs/paths.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";

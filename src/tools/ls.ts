@@ -7,7 +7,7 @@ import * as path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { asToolError } from "./fs/failure.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { requireFolder, VCS_DIRS, walk, type WalkEntry } from "./fs/walk.ts";

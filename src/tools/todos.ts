@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { TodoItem, Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 
 const itemSchema = z.object({
   content: z.string().trim().min(1).describe('What needs to be done, imperative ("Run tests")'),

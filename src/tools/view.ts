@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import * as path from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { hasImageExtension, sniffImage } from "./fs/image.ts";
 import { readLineWindow } from "./fs/lines.ts";

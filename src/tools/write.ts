@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError } from "./fs/failure.ts";

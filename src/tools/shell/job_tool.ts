@@ -4,7 +4,7 @@
  * the reply, which is the job's status and the output not yet returned (report.ts).
  */
 import type { z } from "zod";
-import { jsonSchemaOf, parseArgs } from "../fs/args.ts";
+import { jsonSchemaOf, parseArgs } from "../args.ts";
 import type { Tool, ToolContext } from "../types.ts";
 import type { Job, JobManager } from "./jobs.ts";
 

@@ -4,7 +4,7 @@
  * with a message naming each bad field, so the model can correct its call).
  */
 import { z } from "zod";
-import { ToolInputError } from "../../util/errors.ts";
+import { ToolInputError } from "../util/errors.ts";
 
 /** JSON Schema of the tool's arguments as the model sees them (input side: defaults are optional). */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
