@@ -218,3 +218,16 @@ export function startFakeOpenAI(opts: FakeOpenAIOptions = {}): Promise<FakeOpenA
     },
   });
 }
+
+/** Runs `fn` against a fake started with `opts`, and closes the fake whatever happens. */
+export async function withFakeOpenAI(
+  opts: FakeOpenAIOptions,
+  fn: (fake: FakeOpenAI) => Promise<void>,
+): Promise<void> {
+  const fake = await startFakeOpenAI(opts);
+  try {
+    await fn(fake);
+  } finally {
+    await fake.close();
+  }
+}

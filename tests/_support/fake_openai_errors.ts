@@ -86,3 +86,23 @@ export function checkName(v: unknown, param: string): void {
     );
   }
 }
+
+/**
+ * The `function` object of a `{type: "function", function: {name, …}}` entry (a tool
+ * of the request, or a tool call of an assistant message), its type and name checked.
+ */
+export function functionOf(v: unknown, param: string): Record<string, unknown> {
+  const entry = objectAt(v, param);
+  if (entry.type === undefined) missing(`${param}.type`);
+  if (entry.type !== "function") {
+    fail(
+      `Invalid value: '${entry.type}'. Supported values are: 'function'.`,
+      `${param}.type`,
+      "invalid_value",
+    );
+  }
+  if (entry.function === undefined) missing(`${param}.function`);
+  const fn = objectAt(entry.function, `${param}.function`);
+  checkName(fn.name, `${param}.function.name`);
+  return fn;
+}

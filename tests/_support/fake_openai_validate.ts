@@ -5,9 +5,9 @@
  */
 import type { OpenAIErrorObject } from "./fake_openai_types.ts";
 import {
-  checkName,
   emptyArray,
   fail,
+  functionOf,
   Invalid,
   isObject,
   missing,
@@ -80,18 +80,7 @@ function checkTools(tools: unknown): void {
   const seen = new Set<string>();
   tools.forEach((t, i) => {
     const p = `tools[${i}]`;
-    const tool = objectAt(t, p);
-    if (tool.type === undefined) missing(`${p}.type`);
-    if (tool.type !== "function") {
-      fail(
-        `Invalid value: '${tool.type}'. Supported values are: 'function'.`,
-        `${p}.type`,
-        "invalid_value",
-      );
-    }
-    if (tool.function === undefined) missing(`${p}.function`);
-    const fn = objectAt(tool.function, `${p}.function`);
-    checkName(fn.name, `${p}.function.name`);
+    const fn = functionOf(t, p);
     if (fn.description !== undefined && typeof fn.description !== "string") {
       wrongType(`${p}.function.description`, "a string", fn.description);
     }

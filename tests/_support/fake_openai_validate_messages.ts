@@ -2,7 +2,14 @@
  * Checks of the `messages` array, as api.openai.com makes them: roles, required fields, content
  * parts, tool calls with JSON arguments, and every tool call answered by a `tool` message.
  */
-import { checkName, emptyArray, fail, missing, objectAt, wrongType } from "./fake_openai_errors.ts";
+import {
+  emptyArray,
+  fail,
+  functionOf,
+  missing,
+  objectAt,
+  wrongType,
+} from "./fake_openai_errors.ts";
 
 const ROLES = ["system", "developer", "user", "assistant", "tool"];
 
@@ -69,17 +76,7 @@ function checkToolCall(tc: unknown, p: string): void {
   const call = objectAt(tc, p);
   if (call.id === undefined || call.id === null) missing(`${p}.id`);
   if (typeof call.id !== "string") wrongType(`${p}.id`, "a string", call.id);
-  if (call.type === undefined) missing(`${p}.type`);
-  if (call.type !== "function") {
-    fail(
-      `Invalid value: '${call.type}'. Supported values are: 'function'.`,
-      `${p}.type`,
-      "invalid_value",
-    );
-  }
-  if (call.function === undefined) missing(`${p}.function`);
-  const fn = objectAt(call.function, `${p}.function`);
-  checkName(fn.name, `${p}.function.name`);
+  const fn = functionOf(call, p);
   const args = fn.arguments;
   if (args === undefined || args === null) missing(`${p}.function.arguments`);
   if (typeof args !== "string") wrongType(`${p}.function.arguments`, "a string", args);

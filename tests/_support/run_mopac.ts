@@ -53,18 +53,25 @@ export function denoFlags(p: Permissions): string[] {
   return flags;
 }
 
+/**
+ * The whole environment of a child Deno started with `clearEnv`: what it needs to find
+ * bash and its module cache, and plain output. No provider keys leak in from the test runner.
+ */
+export function cleanDenoEnv(): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/root",
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
+    NO_COLOR: "1",
+  };
+}
+
 function command(args: string[], opts: SpawnOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: ["run", ...(opts.flags ?? denoFlags(opts.perms)), MAIN, ...args],
     cwd: opts.cwd,
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/root",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
-      NO_COLOR: "1",
-      ...opts.env,
-    },
+    env: { ...cleanDenoEnv(), ...opts.env },
     stdin: opts.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",

@@ -21,7 +21,7 @@ if (Deno.args[0] === "--probe-run-path") {
   Deno.exit(0);
 }
 
-const { denoFlags, MAIN } = await import("../_support/run_mopac.ts");
+const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
 const { scriptText } = await import("../_support/fake_openai.ts");
 const { FAKE_ENV, fakeWorkspace } = await import("../e2e/_workspace.ts");
 
@@ -49,12 +49,7 @@ interface Sample {
 
 const decoder = new TextDecoder();
 const tmp = await Deno.makeTempDir({ prefix: "mopac-bench-" });
-const baseEnv = {
-  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-  HOME: Deno.env.get("HOME") ?? "/root",
-  DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
-  NO_COLOR: "1",
-};
+const baseEnv = cleanDenoEnv();
 
 async function gnuTimeWorks(): Promise<boolean> {
   try {

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { cleanDenoEnv } from "../_support/run_mopac.ts";
 
 const RUN_DEMO = fileURLToPath(new URL("../demo/run_demo.ts", import.meta.url));
 const SAMPLE = fileURLToPath(new URL("../demo/sample/src/greet.ts", import.meta.url));
@@ -21,12 +22,7 @@ Deno.test("demo: the recorded session replays offline, answers and fixes the gre
       RUN_DEMO,
     ],
     clearEnv: true,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: Deno.env.get("HOME") ?? "/root",
-      DENO_DIR: Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`,
-      NO_COLOR: "1",
-    },
+    env: cleanDenoEnv(),
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import {
   type FakeOpenAI,
-  type FakeOpenAIOptions,
   scriptFault,
   scriptText,
   scriptToolCall,
   startFakeOpenAI,
+  withFakeOpenAI,
 } from "../_support/fake_openai.ts";
 import {
   chatBody,
@@ -14,15 +14,6 @@ import {
   sseChunks,
   sseData,
 } from "../_support/fake_openai_client.ts";
-
-async function withFake(opts: FakeOpenAIOptions, fn: (f: FakeOpenAI) => Promise<void>) {
-  const fake = await startFakeOpenAI(opts);
-  try {
-    await fn(fake);
-  } finally {
-    await fake.close();
-  }
-}
 
 const streamBody = chatBody({ stream: true });
 
@@ -49,7 +40,7 @@ Deno.test("status faults answer with their status, headers and an OpenAI error b
     scriptFault({ status: 503, body: "upstream down" }),
     scriptFault({ status: 429, headers: { "retry-after-ms": "250" } }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const r429 = await postChat(fake, streamBody);
     assert.equal(r429.status, 429);
     assert.equal(r429.headers.get("retry-after"), "1");
@@ -81,7 +72,7 @@ Deno.test("cutAfterChunks ends the stream with no finish_reason and no [DONE]", 
       fault: { cutAfterChunks: 4 },
     }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const raw = await (await postChat(fake, streamBody)).text();
     assert.equal(sseData(raw).length, 3);
     assert.ok(!raw.includes("[DONE]"));
@@ -100,7 +91,7 @@ Deno.test("cutAfterChunks with reset makes the client see a connection error", a
   const turns = [
     scriptText("abcdefgh", { chunkSize: 2, fault: { cutAfterChunks: 2, reset: true } }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const res = await postChat(fake, streamBody);
     assert.equal(res.status, 200);
     await assert.rejects(res.text());
@@ -132,7 +123,7 @@ Deno.test(
 
 Deno.test("a client that gives up on a stalled stream frees it", { timeout: 20_000 }, async () => {
   const stall = { stallAfterChunks: 1, stallMs: 600_000 };
-  await withFake(
+  await withFakeOpenAI(
     { turns: [scriptText("abcdef", { fault: stall }), scriptText("ok")] },
     async (fake) => {
       const ac = new AbortController();
@@ -155,7 +146,7 @@ Deno.test("a short stall only delays the stream, which then completes", async ()
   const turns = [
     scriptText("abcdef", { chunkSize: 2, delayMs: 2, fault: { stallAfterChunks: 1, stallMs: 30 } }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const raw = await (await postChat(fake, streamBody)).text();
     assert.equal(contentOf(sseChunks(raw)), "abcdef");
     assert.equal(sseData(raw).at(-1), "[DONE]");
@@ -165,7 +156,7 @@ Deno.test("a short stall only delays the stream, which then completes", async ()
 Deno.test("malformedAfterChunks puts one invalid JSON line in the stream", async () => {
   const fault = { malformedAfterChunks: 2 };
   const turns = [scriptText("abcdef", { chunkSize: 2, fault }), scriptText("x", { fault })];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const data = sseData(await (await postChat(fake, streamBody)).text());
     assert.throws(() => JSON.parse(data[2]), SyntaxError);
     assert.equal(data.filter((d) => d !== "[DONE]" && !d.endsWith("}")).length, 1);
@@ -180,7 +171,7 @@ Deno.test("errorChunkAfter sends an in-band error in a 200 stream", async () => 
     scriptText("abcdef", { chunkSize: 2, fault: { errorChunkAfter: 2, error } }),
     scriptText("abcdef", { fault: { errorChunkAfter: 1 } }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const res = await postChat(fake, streamBody);
     assert.equal(res.status, 200);
     const data = sseData(await res.text());
@@ -191,15 +182,18 @@ Deno.test("errorChunkAfter sends an in-band error in a 200 stream", async () => 
 });
 
 Deno.test("a stream fault on a non-streaming request is a script error (500)", async () => {
-  await withFake({ turns: [scriptText("x", { fault: { cutAfterChunks: 1 } })] }, async (fake) => {
-    const res = await postChat(fake, chatBody());
-    assert.equal(res.status, 500);
-    assert.match(
-      (await res.json()).error.message,
-      /fault 'cutAfterChunks' of turn 0 needs .*stream: true/,
-    );
-    assert.equal(fake.rejected[0].error.code, "script_error");
-  });
+  await withFakeOpenAI(
+    { turns: [scriptText("x", { fault: { cutAfterChunks: 1 } })] },
+    async (fake) => {
+      const res = await postChat(fake, chatBody());
+      assert.equal(res.status, 500);
+      assert.match(
+        (await res.json()).error.message,
+        /fault 'cutAfterChunks' of turn 0 needs .*stream: true/,
+      );
+      assert.equal(fake.rejected[0].error.code, "script_error");
+    },
+  );
 });
 
 Deno.test("apiKey: a missing or wrong key gets 401 invalid_api_key, the right one passes", async () => {

@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import {
-  type FakeOpenAI,
-  type FakeOpenAIOptions,
   scriptFault,
   scriptText,
   scriptToolCall,
-  startFakeOpenAI,
+  withFakeOpenAI,
 } from "../_support/fake_openai.ts";
 import {
   chatBody,
@@ -16,21 +14,12 @@ import {
 } from "../_support/fake_openai_client.ts";
 import { loadFixture } from "../_support/provider_fixtures.ts";
 
-async function withFake(opts: FakeOpenAIOptions, fn: (f: FakeOpenAI) => Promise<void>) {
-  const fake = await startFakeOpenAI(opts);
-  try {
-    await fn(fake);
-  } finally {
-    await fake.close();
-  }
-}
-
 // deno-lint-ignore no-explicit-any
 const delta = (c: any) => c.choices[0]?.delta ?? {};
 
 Deno.test("a scripted text turn streams as role, content pieces, finish, usage, [DONE]", async () => {
   const text = "Olá, wörld! 🎉 streamed in pieces";
-  await withFake({ turns: [scriptText(text, { chunkSize: 5 })] }, async (fake) => {
+  await withFakeOpenAI({ turns: [scriptText(text, { chunkSize: 5 })] }, async (fake) => {
     const body = chatBody({ stream: true, stream_options: { include_usage: true } });
     const res = await postChat(fake, body, { authorization: "Bearer k" });
     assert.equal(res.status, 200);
@@ -61,13 +50,16 @@ Deno.test("a scripted text turn streams as role, content pieces, finish, usage, 
 });
 
 Deno.test("without include_usage there is no usage chunk; usage:null sends none at all", async () => {
-  await withFake({ turns: [scriptText("a"), scriptText("b", { usage: null })] }, async (fake) => {
-    const first = sseChunks(await (await postChat(fake, chatBody({ stream: true }))).text());
-    assert.ok(first.every((c) => !("usage" in c)));
-    const body = chatBody({ stream: true, stream_options: { include_usage: true } });
-    const second = sseChunks(await (await postChat(fake, body)).text());
-    assert.ok(second.every((c) => c.usage === null));
-  });
+  await withFakeOpenAI(
+    { turns: [scriptText("a"), scriptText("b", { usage: null })] },
+    async (fake) => {
+      const first = sseChunks(await (await postChat(fake, chatBody({ stream: true }))).text());
+      assert.ok(first.every((c) => !("usage" in c)));
+      const body = chatBody({ stream: true, stream_options: { include_usage: true } });
+      const second = sseChunks(await (await postChat(fake, body)).text());
+      assert.ok(second.every((c) => c.usage === null));
+    },
+  );
 });
 
 Deno.test("the openai SDK assembles a streamed tool call, then gets a non-streamed answer", async () => {
@@ -80,7 +72,7 @@ Deno.test("the openai SDK assembles a streamed tool call, then gets a non-stream
     }),
     scriptText("done", { usage: { prompt_tokens: 100, completion_tokens: 7, cached_tokens: 40 } }),
   ];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const client = openaiClient(fake);
     const tools = [{
       type: "function" as const,
@@ -133,7 +125,7 @@ Deno.test("a turns function sees the parsed request and its turn index", async (
     seen.push(`${i}:${req.messages[0].content}`);
     return i < 2 ? scriptText(`answer ${i}`) : undefined;
   };
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const client = openaiClient(fake);
     for (const q of ["a", "b"]) {
       const r = await client.chat.completions.create({
@@ -151,7 +143,7 @@ Deno.test("a turns function sees the parsed request and its turn index", async (
 });
 
 Deno.test("a script that runs out answers 500 and the SDK sees a failure", async () => {
-  await withFake({ turns: [] }, async (fake) => {
+  await withFakeOpenAI({ turns: [] }, async (fake) => {
     const client = openaiClient(fake);
     await assert.rejects(
       client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }),
@@ -169,7 +161,7 @@ for (const [name, split] of [["openai/gpt-4o-tool-call.sse", 7], ["openai/gpt-4o
       scriptFault({ fixture: name as string }),
       scriptFault({ fixture: name as string, splitEvery: split as number }),
     ];
-    await withFake({ turns }, async (fake) => {
+    await withFakeOpenAI({ turns }, async (fake) => {
       for (let i = 0; i < 2; i++) {
         const res = await postChat(fake, chatBody({ stream: true }));
         assert.equal(res.status, 200);
@@ -185,7 +177,7 @@ for (const [name, split] of [["openai/gpt-4o-tool-call.sse", 7], ["openai/gpt-4o
 
 Deno.test("the SDK assembles the recorded gpt-4o tool call split at awkward offsets", async () => {
   const turns = [scriptFault({ fixture: "openai/gpt-4o-tool-call.sse", splitEvery: 5 })];
-  await withFake({ turns }, async (fake) => {
+  await withFakeOpenAI({ turns }, async (fake) => {
     const done = await openaiClient(fake).chat.completions.stream({
       model: "gpt-4o",
       messages: [{ role: "user", content: "weather?" }],
@@ -200,7 +192,7 @@ Deno.test("the SDK assembles the recorded gpt-4o tool call split at awkward offs
 Deno.test("an error fixture keeps its status, headers and body", async () => {
   const name = "openai/error-401-invalid-api-key-stream-request.json";
   const rec = loadFixture(name);
-  await withFake({ turns: [scriptFault({ fixture: name })] }, async (fake) => {
+  await withFakeOpenAI({ turns: [scriptFault({ fixture: name })] }, async (fake) => {
     const res = await postChat(fake, chatBody({ stream: true }));
     assert.equal(res.status, 401);
     assert.equal(res.headers.get("x-request-id"), rec.headers["x-request-id"]);
@@ -209,8 +201,8 @@ Deno.test("an error fixture keeps its status, headers and body", async () => {
 });
 
 Deno.test("GET /v1/models lists models; unknown paths get 404; servers are independent", async () => {
-  await withFake({ models: ["a", "b"] }, async (one) => {
-    await withFake({}, async (two) => {
+  await withFakeOpenAI({ models: ["a", "b"] }, async (one) => {
+    await withFakeOpenAI({}, async (two) => {
       assert.notEqual(one.port, two.port);
       const list = await openaiClient(one).models.list();
       assert.deepEqual(list.data.map((m) => m.id), ["a", "b"]);
