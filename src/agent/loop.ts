@@ -4,13 +4,7 @@
  */
 import type { Message } from "../provider/types.ts";
 import type { Denial } from "../permission/types.ts";
-import {
-  AgentError,
-  BudgetError,
-  GateError,
-  InterruptedError,
-  MopacError,
-} from "../util/errors.ts";
+import { AgentError, GateError, InterruptedError, MopacError } from "../util/errors.ts";
 import { AssistantDraft } from "./draft.ts";
 import { textOf, toolCallsOf, userMessage } from "./messages.ts";
 import { addUsage, emptyUsage } from "../provider/usage.ts";
@@ -202,6 +196,5 @@ function asRunError(err: unknown, signal: AbortSignal): MopacError {
   if (signal.aborted && signal.reason instanceof MopacError) return signal.reason;
   if (err instanceof MopacError) return err;
   if (signal.aborted) return new InterruptedError("SIGINT");
-  if (err instanceof BudgetError) return err;
   return new AgentError(err instanceof Error ? err.message : String(err), { cause: err });
 }

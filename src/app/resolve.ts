@@ -2,7 +2,7 @@
  * Resolves what a run is before anything starts: config, profile, models, limits,
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { RunOptions } from "./options.ts";
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import { resolveModel } from "../catalog/mod.ts";
@@ -144,8 +144,4 @@ function requireRead(path: string): void {
 function keyVar(model: ResolvedModel): string | undefined {
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
-}
-
-export function logDir(dataDir: string): string {
-  return join(dataDir, "logs");
 }

@@ -2,8 +2,7 @@
  * The tools of a run: built-in tools, MCP servers (started only when the profile
  * can use them), the gate, and the runner every call goes through.
  */
-import { join } from "node:path";
-import type { Config } from "../config/mod.ts";
+import { type Config, logsDir } from "../config/mod.ts";
 import type { McpServerStatus } from "../mcp/status.ts";
 import { builtinTools } from "../tools/registry.ts";
 import { createToolRunner } from "../tools/runner.ts";
@@ -65,7 +64,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
       // without servers tens of milliseconds and megabytes for nothing.
       const { createMcpManager } = await import("../mcp/manager.ts");
       mcp = createMcpManager(servers, {
-        logDir: join(opts.dataDir, "logs"),
+        logDir: logsDir(opts.dataDir),
         log: opts.warn,
         clientName: "mopac",
         clientVersion: VERSION,

@@ -35,18 +35,3 @@ function pipeWriter(file: { writeSync(p: Uint8Array): number }): (t: string) => 
 export function processIo(): Io {
   return { out: pipeWriter(Deno.stdout), err: pipeWriter(Deno.stderr) };
 }
-
-/** An Io that collects output, for tests. */
-export function memoryIo(): Io & { stdout: string; stderr: string } {
-  const io = {
-    stdout: "",
-    stderr: "",
-    out(t: string) {
-      io.stdout += t;
-    },
-    err(t: string) {
-      io.stderr += t;
-    },
-  };
-  return io;
-}

@@ -16,6 +16,7 @@ export {
   DATA_DIR_NAME,
   defaultDataDir,
   findGitRoot,
+  logsDir,
   PROJECT_FILE_NAMES,
   resolveDataDir,
   SYSTEM_CONFIG_FILE,

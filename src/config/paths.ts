@@ -17,6 +17,11 @@ export const PROJECT_FILE_NAMES = [
 export const SYSTEM_CONFIG_FILE = "/etc/mopac/mopac.json";
 export const DATA_DIR_NAME = ".mopac";
 
+/** Where logs of a data dir go (MCP servers' stderr). */
+export function logsDir(dataDir: string): string {
+  return join(dataDir, "logs");
+}
+
 /**
  * The nearest folder at or above `cwd` holding `.git` (a folder, or a file in a
  * worktree). Folders the sandbox does not let us look at end the walk.

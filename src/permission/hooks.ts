@@ -76,10 +76,6 @@ export class PreToolUseHooks {
     });
   }
 
-  get size(): number {
-    return this.#hooks.length;
-  }
-
   /** Runs the matching hooks at once; the first denial in config order wins. */
   async check(call: HookCall): Promise<Decision> {
     const seen = new Set<string>();

@@ -55,8 +55,3 @@ export class ProviderError extends AgentError {
 export function abortError(): DOMException {
   return new DOMException("the model request was aborted", "AbortError");
 }
-
-export function isAbortError(e: unknown): boolean {
-  return e instanceof Error && e.name === "AbortError" ||
-    e instanceof DOMException && e.name === "AbortError";
-}

@@ -20,9 +20,6 @@ const schema = z.object({
 });
 export type TodosInput = z.output<typeof schema>;
 
-/** A stored item; `active_form` is kept when given (TodoItem has no field for it yet). */
-export type StoredTodo = TodoItem & { active_form?: string };
-
 const DESCRIPTION =
   `Keep a task list for multi-step work. Each call sends the complete list, which replaces the previous one.
 - Each item: content (imperative: "Run tests"), status (pending | in_progress | completed), active_form (continuous: "Running tests").
@@ -38,7 +35,7 @@ export function createTodosTool(): Tool {
     run(input, ctx) {
       const args = input as TodosInput;
       const before = new Map(ctx.state.todos.map((t) => [t.content, t.status]));
-      const todos: StoredTodo[] = args.todos.map((t) => ({
+      const todos: TodoItem[] = args.todos.map((t) => ({
         content: t.content,
         status: t.status,
         ...(t.active_form ? { active_form: t.active_form } : {}),

@@ -2,13 +2,13 @@
  * The commands around a run: sessions, models, mcp, config, schema and sandbox.
  * Each loads only what it needs.
  */
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Io } from "../io.ts";
 import { parseFlags, parseRunArgs } from "../args.ts";
 import { EXIT } from "../exit_codes.ts";
 import { UsageError } from "../../util/errors.ts";
 import { readEnv } from "../../util/env.ts";
-import { configJsonSchema, loadConfig, type LoadedConfig } from "../../config/mod.ts";
+import { configJsonSchema, loadConfig, type LoadedConfig, logsDir } from "../../config/mod.ts";
 
 const COMMON = {
   cwd: { type: "string" },
@@ -57,7 +57,7 @@ export async function runOtherCommand(command: string, args: string[], io: Io): 
         stdout,
         stderr,
         servers: loaded.config.mcp ?? {},
-        logDir: join(loaded.dataDir, "logs"),
+        logDir: logsDir(loaded.dataDir),
       });
     }
     case "models":

@@ -18,11 +18,11 @@ export class GitIgnoreTree {
     this.#top = top;
   }
 
-  /** Rules for a walk of `root`: its own .gitignore, and its parents' unless disabled. */
-  static async create(root: string, options: { parents?: boolean } = {}): Promise<GitIgnoreTree> {
+  /** Rules for a walk of `root`: its own .gitignore and its parents'. */
+  static async create(root: string): Promise<GitIgnoreTree> {
     let top = root;
     const parents: string[] = [];
-    if ((options.parents ?? true) && !(await hasGitDir(root))) {
+    if (!(await hasGitDir(root))) {
       for (let dir = path.dirname(root);; dir = path.dirname(dir)) {
         parents.push(dir);
         top = dir;
