@@ -15,7 +15,7 @@ import { gitInfo } from "./git_info.ts";
  * followed by its `.local` variant (AGENTS.local.md, .cursorrules.local). Names match
  * case-insensitively, as crush also reads agents.md, Crush.md and gemini.md.
  */
-export const CONTEXT_NAMES = [
+const CONTEXT_NAMES = [
   "AGENTS.md",
   "MOPAC.md",
   "CRUSH.md",
@@ -25,9 +25,9 @@ export const CONTEXT_NAMES = [
   ".github/copilot-instructions.md",
 ];
 /** Every file below it (Cursor's rules), after the names above. */
-export const CURSOR_RULES_DIR = ".cursor/rules";
+const CURSOR_RULES_DIR = ".cursor/rules";
 /** Read from `$XDG_CONFIG_HOME/mopac/` (default ~/.config/mopac/): instructions for every project. */
-export const GLOBAL_NAMES = ["AGENTS.md", "MOPAC.md"];
+const GLOBAL_NAMES = ["AGENTS.md", "MOPAC.md"];
 
 /** Bytes read of one context file at most; the prompt caps far below this anyway. */
 const READ_LIMIT = 256 * 1024;
@@ -48,7 +48,7 @@ export interface ContextOptions {
   home?: string;
 }
 
-export function localVariant(name: string): string {
+function localVariant(name: string): string {
   return name.endsWith(".md") ? name.replace(/\.md$/, ".local.md") : `${name}.local`;
 }
 

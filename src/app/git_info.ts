@@ -12,7 +12,7 @@ export interface GitInfo {
   commits: string;
 }
 
-export const GIT_LIMITS = {
+const GIT_LIMITS = {
   /** Per command; a huge repository must not hold up the run. */
   timeoutMs: 2_000,
   /** Bytes kept of each command's output; the rest is not even read. */

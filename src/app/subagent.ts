@@ -21,7 +21,7 @@ import { emptyState, sessionToolContext } from "./session_setup.ts";
 import { secretSafeWriter } from "./secrets.ts";
 import { promptTitle } from "./title.ts";
 
-export const SUB_AGENT_PROFILE = "task";
+const SUB_AGENT_PROFILE = "task";
 
 export function subAgentRunner(opts: {
   resolved: ResolvedRun;

@@ -104,7 +104,7 @@ function overlay(base: ProviderEntry, user: ProviderConfig): ProviderEntry {
 }
 
 /** `upper` first; an upper entry with a lower one's id takes the lower's fields it does not set. */
-export function prependModels(
+function prependModels(
   upper: ProviderModelConfig[],
   lower: ProviderModelConfig[],
 ): ProviderModelConfig[] {

@@ -30,7 +30,7 @@ export interface RunArgs {
   config?: string;
 }
 
-export const RUN_OPTIONS = {
+const RUN_OPTIONS = {
   model: { type: "string", short: "m" },
   "small-model": { type: "string" },
   agent: { type: "string", short: "a" },

@@ -67,7 +67,7 @@ function isLiteral(path: JsonPath): boolean {
   );
 }
 
-export async function expandString(
+async function expandString(
   text: string,
   ctx: ExpandContext,
   path: JsonPath,

@@ -80,7 +80,7 @@ export function locate(
 }
 
 /** 1-based `line:col` of a character offset. */
-export function lineCol(text: string, offset: number): string {
+function lineCol(text: string, offset: number): string {
   let line = 1;
   let start = 0;
   for (let i = 0; i < offset && i < text.length; i++) {

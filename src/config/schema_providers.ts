@@ -9,7 +9,7 @@ import { z } from "zod";
 const Num = z.number();
 const Price = z.number().nonnegative().describe("USD per 1M tokens");
 
-export const ModelOptionsSchema = z.strictObject({
+const ModelOptionsSchema = z.strictObject({
   temperature: Num.min(0).max(2).optional(),
   top_p: Num.min(0).max(1).optional(),
   top_k: z.int().optional(),
@@ -46,7 +46,7 @@ export const ProviderModelSchema = z.strictObject({
 });
 
 /** Wire formats that are all OpenAI chat completions underneath. */
-export const PROVIDER_TYPES = [
+const PROVIDER_TYPES = [
   "openai",
   "openai-compat",
   "openrouter",
@@ -93,7 +93,7 @@ export const ProviderConfigSchema = z.strictObject({
 });
 
 /** `models.large` / `models.small`. Without `provider`, `model` may be "provider/model" or a bare id. */
-export const SelectedModelSchema = z.strictObject({
+const SelectedModelSchema = z.strictObject({
   model: z.string().min(1).describe(
     '"provider/model", a bare model id, or the id when provider is set',
   ),

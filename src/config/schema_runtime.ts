@@ -67,7 +67,7 @@ export const McpServerSchema = z
     }
   });
 
-export const HookSchema = z.strictObject({
+const HookSchema = z.strictObject({
   name: z.string().optional(),
   matcher: z
     .string()

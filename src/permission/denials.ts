@@ -56,7 +56,7 @@ function maskValues(text: string): string {
 /** `--on-deny`: continue (default), fail (go on, exit 3 at the end), stop (exit 3 at once). */
 export type OnDeny = "continue" | "fail" | "stop";
 
-export const ON_DENY_MODES: readonly OnDeny[] = ["continue", "fail", "stop"];
+const ON_DENY_MODES: readonly OnDeny[] = ["continue", "fail", "stop"];
 
 /** The `--on-deny` flag's value; not given means `continue`. */
 export function parseOnDeny(value: string | undefined): OnDeny {

@@ -38,7 +38,7 @@ export type RunHook = (
   options: HookRunOptions,
 ) => Promise<HookOutcome>;
 
-export const DEFAULT_HOOK_TIMEOUT_S = 30;
+const DEFAULT_HOOK_TIMEOUT_S = 30;
 const RULE = "hooks.PreToolUse";
 
 export interface HookCall {
@@ -116,7 +116,7 @@ export class PreToolUseHooks {
 }
 
 /** What one hook's outcome means for the call. */
-export function interpretOutcome(
+function interpretOutcome(
   outcome: HookOutcome,
   hook: HookConfig,
   timeoutS: number,

@@ -57,7 +57,7 @@ export function resolveLimits(
 }
 
 /** A whole number above zero. */
-export function parseCount(value: string | number, where: string): number {
+function parseCount(value: string | number, where: string): number {
   const n = typeof value === "number" ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0) {
     throw new Error(`${where}: expected a whole number above 0, got ${JSON.stringify(value)}`);
@@ -66,7 +66,7 @@ export function parseCount(value: string | number, where: string): number {
 }
 
 /** USD above zero; "0.50" and "$0.50" both read as half a dollar. */
-export function parseCost(value: string | number, where: string): number {
+function parseCost(value: string | number, where: string): number {
   const text = typeof value === "number" ? String(value) : value.trim().replace(/^\$/, "");
   const n = /^\d+(\.\d+)?$|^\.\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isFinite(n) || n <= 0) {

@@ -73,7 +73,7 @@ export class PathGlobs {
 }
 
 /** Splits `host:port`, `[v6]:port` or a bare host; the host is lower-cased. */
-export function splitHost(hostPort: string): { host: string; port?: string } {
+function splitHost(hostPort: string): { host: string; port?: string } {
   const text = hostPort.trim().toLowerCase();
   const v6 = text.match(/^\[([^\]]+)\](?::(\d+))?$/);
   if (v6) return { host: v6[1], port: v6[2] };

@@ -71,7 +71,7 @@ const BUILTIN_PROFILES: Record<string, AgentInput & { mcpAll?: boolean }> = {
   task: { allowed_tools: [...READONLY_TOOLS, "fetch"] },
 };
 
-export const BUILTIN_PROFILE_NAMES: readonly string[] = Object.keys(BUILTIN_PROFILES);
+const BUILTIN_PROFILE_NAMES: readonly string[] = Object.keys(BUILTIN_PROFILES);
 
 /**
  * The profile a run uses: `name` (from `-a`), else `options.default_agent`, else

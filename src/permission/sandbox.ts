@@ -139,7 +139,7 @@ export function flagFor(need: Need): string {
 }
 
 /** The needs Deno does not grant right now ("prompt" counts as not granted: we never ask). */
-export function missingNeeds(needs: readonly Need[]): Need[] {
+function missingNeeds(needs: readonly Need[]): Need[] {
   return needs.filter((need) => {
     try {
       return Deno.permissions.querySync(descriptor(need)).state !== "granted";

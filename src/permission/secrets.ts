@@ -6,7 +6,7 @@
 
 export const REDACTED = "[REDACTED]";
 /** Shorter values would match ordinary words and numbers. */
-export const MIN_SECRET_LENGTH = 6;
+const MIN_SECRET_LENGTH = 6;
 
 export interface Redactor {
   /** The text with every known secret replaced by [REDACTED]. */

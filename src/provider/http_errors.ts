@@ -116,7 +116,7 @@ const CONTEXT_PATTERNS = [
   /reduce the length of (the )?(messages|prompt|either)/i,
 ];
 
-export function isContextLength(message: string, info: ErrorInfo = {}): boolean {
+function isContextLength(message: string, info: ErrorInfo = {}): boolean {
   const text = `${message} ${String(info.code ?? "")} ${String(info.type ?? "")}`;
   return CONTEXT_PATTERNS.some((p) => p.test(text));
 }

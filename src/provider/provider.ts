@@ -35,7 +35,7 @@ export interface ProviderOptions {
   random?: () => number;
 }
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
 
 export function createProvider(model: ResolvedModel, opts: ProviderOptions = {}): Provider {
   const label = `${model.provider_id}/${model.model_id}`;

@@ -117,7 +117,7 @@ export function replayFetch(path: string): typeof fetch {
   };
 }
 
-export async function loadCassette(path: string): Promise<CassetteEntry[]> {
+async function loadCassette(path: string): Promise<CassetteEntry[]> {
   let text: string;
   try {
     text = await Deno.readTextFile(path);

@@ -49,7 +49,7 @@ export function buildChatBody(model: ResolvedModel, req: ChatRequest): ChatBody 
 }
 
 /** Sorted by name so the prompt prefix (and the provider's cache of it) is stable. */
-export function toWireTools(tools: ToolSpec[]): Record<string, unknown>[] {
+function toWireTools(tools: ToolSpec[]): Record<string, unknown>[] {
   return [...tools]
     .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
     .map((t) => ({
@@ -64,7 +64,7 @@ const DETAILS_PROVIDERS = new Set(["openrouter", "vercel", "avian"]);
 const CONTENT_PROVIDERS = new Set(["deepseek", "moonshot", "zai"]);
 
 /** Which providers want reasoning back, decided from the provider id and host. */
-export function reasoningEcho(model: ResolvedModel): ReasoningEcho {
+function reasoningEcho(model: ResolvedModel): ReasoningEcho {
   let host = "";
   try {
     host = new URL(model.base_url).hostname;

@@ -38,7 +38,7 @@ export interface AssembledTurn {
   usage?: Usage;
 }
 
-export function newToolCallId(): string {
+function newToolCallId(): string {
   return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 }
 

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Length of the short id in hex digits (32 bits: collisions stay rare below ~10⁴ sessions). */
-export const SHORT_ID_LENGTH = 8;
+const SHORT_ID_LENGTH = 8;
 
 let lastMs = -1;
 let counter = 0;

@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 
-export const INDEX_SCHEMA_VERSION = 1;
+const INDEX_SCHEMA_VERSION = 1;
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 const BUSY_RETRIES = 4;

@@ -50,7 +50,7 @@ export function pidAlive(pid: number): boolean | undefined {
   return undefined;
 }
 
-export function parseOwner(text: string): LockOwner | undefined {
+function parseOwner(text: string): LockOwner | undefined {
   try {
     const o = JSON.parse(text);
     if (typeof o?.pid !== "number" || typeof o?.started_at !== "number") return undefined;

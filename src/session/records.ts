@@ -33,7 +33,7 @@ function isImage(p: Obj): boolean {
 }
 
 /** Why a part is not valid, or undefined when it is. */
-export function partProblem(p: unknown): string | undefined {
+function partProblem(p: unknown): string | undefined {
   if (!isObj(p)) return "part is not an object";
   switch (p.type) {
     case "text":

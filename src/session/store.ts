@@ -26,8 +26,8 @@ import { notFound, pickSession } from "./resolve.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt } from "./attempt.ts";
 
-export const INDEX_FILE = "index.db";
-export const SESSIONS_DIR = "sessions";
+const INDEX_FILE = "index.db";
+const SESSIONS_DIR = "sessions";
 
 export class DiskSessionStore implements SessionStore {
   readonly ephemeral = false;

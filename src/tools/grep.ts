@@ -125,7 +125,7 @@ async function isFile(real: string): Promise<boolean> {
 }
 
 /** Escapes the characters that are special in both JS and Rust regex syntax. */
-export function escapeRegex(text: string): string {
+function escapeRegex(text: string): string {
   return text.replace(/[\\.+*?()[\]{}^$|]/g, "\\$&");
 }
 

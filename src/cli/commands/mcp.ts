@@ -18,7 +18,7 @@ export interface McpCommandIo {
   logDir: string;
 }
 
-export const MCP_HELP = `Usage: mopac mcp <command> [--json]
+const MCP_HELP = `Usage: mopac mcp <command> [--json]
 
   list                      configured servers, their status and tool count
   tools [SERVER]            the tools as the model sees them (name, description)

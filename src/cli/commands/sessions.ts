@@ -15,7 +15,7 @@ export interface SessionsCommandIo {
   dataDir: string;
 }
 
-export const SESSIONS_HELP = `Usage: mopac sessions <command>
+const SESSIONS_HELP = `Usage: mopac sessions <command>
 
   list [--json] [--limit N] [--all]    sessions, newest first (--all adds sub-agent sessions)
   show ID [--json]                     one session: messages, tool calls and results

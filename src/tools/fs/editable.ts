@@ -15,7 +15,7 @@ import { resolveForRun } from "./pinned.ts";
 import { decodeUtf8Strict, looksBinary, splitStyle, type TextStyle } from "./text.ts";
 
 /** Files larger than this are not edited in memory (use bash for those). */
-export const DEFAULT_MAX_EDIT_BYTES = 10 * 1024 * 1024;
+const DEFAULT_MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 export interface LoadedFile {
   /** Decoded content exactly as on disk (BOM and CRLF included). */

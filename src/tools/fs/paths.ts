@@ -26,7 +26,7 @@ export async function resolvePath(input: string, base: string): Promise<Resolved
  * Real path of `p`, which need not exist. Dangling symlinks are followed to where
  * they point; parts the process may not read (Deno permissions) stay lexical.
  */
-export async function realPathOf(p: string, hops = 0): Promise<string> {
+async function realPathOf(p: string, hops = 0): Promise<string> {
   if (hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links: ${p}`);
   try {
     return await Deno.realPath(p);

@@ -36,7 +36,7 @@ export const FIXED: Readonly<Record<string, string>> = {
 const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** Names that look like credentials. */
-export const SECRET_NAME =
+const SECRET_NAME =
   /(^|_)(API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY|PASSWORD|PASSWD|CREDENTIALS?)$/i;
 
 /**

@@ -8,7 +8,7 @@ export interface OutputLimits {
   tailChars: number;
 }
 
-export const DEFAULT_OUTPUT_LIMITS: OutputLimits = { headChars: 1 << 20, tailChars: 1 << 20 };
+const DEFAULT_OUTPUT_LIMITS: OutputLimits = { headChars: 1 << 20, tailChars: 1 << 20 };
 
 export class OutputBuffer {
   #head = "";

@@ -143,7 +143,7 @@ const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"].m
  * no subshell is forked on bash ≥ 4.4 (`${!name@a}` tells exported ones);
  * older bash (macOS's 3.2) lists them with `compgen -e`.
  */
-export function wrapScript(command: string, marker: string): string {
+function wrapScript(command: string, marker: string): string {
   const m = marker.replaceAll("\0", "\\0");
   const emit = `builtin printf '%s=%s\\0' "$__mopac_n" "\${!__mopac_n}"`;
   const save =

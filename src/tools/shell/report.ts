@@ -9,7 +9,7 @@ import type { ToolOutput } from "../types.ts";
 import { describeStatus, type Job, type JobManager } from "./jobs.ts";
 import type { ShellProcess } from "./process.ts";
 
-export const NO_OUTPUT = "(no output)";
+const NO_OUTPUT = "(no output)";
 
 export function formatFinished(
   proc: ShellProcess,
