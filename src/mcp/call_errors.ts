@@ -64,7 +64,9 @@ export function classifyFailure(
   if (err instanceof UndeliveredError) return "undelivered";
   if (err instanceof McpError) {
     if (err.code === ErrorCode.RequestTimeout) return "timeout";
-    if (err.code === ErrorCode.ConnectionClosed) return "connection";
+    // -32000 is also the first code of JSON-RPC's server-error range, which servers use
+    // for their own failures: only a connection that really closed counts as lost.
+    if (err.code === ErrorCode.ConnectionClosed) return connectionLost ? "connection" : "protocol";
     return "protocol";
   }
   // "Not connected" comes from the SDK itself when the transport is already gone.

@@ -14,6 +14,7 @@ import { explainStartFailure, stderrHint } from "./start_errors.ts";
 import { type CallFailure, classifyFailure, errorText, tagUndelivered } from "./call_errors.ts";
 import type { CallResultLike } from "./result.ts";
 import { TIMED_OUT, within } from "./timing.ts";
+import { ANY_RESULT, MAX_TOOL_PAGES, preview, readToolsPage } from "./lenient.ts";
 
 export interface ConnectionOptions {
   logDir: string;
@@ -88,15 +89,29 @@ export class McpConnection {
     for (;;) {
       const gen = this.#generation;
       try {
-        return await this.#client!.callTool({ name: tool, arguments: args }, undefined, {
-          signal,
-          timeout: timeoutMs(this.cfg),
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: maxTotalMs(this.cfg),
-          // Asking for progress is what makes the server send it (and so extend the timeout).
-          onprogress: () => {},
-        }) as CallResultLike;
+        // ANY_RESULT: an odd content block must not cost the whole result (see lenient.ts).
+        const result = await this.#client!.request(
+          { method: "tools/call", params: { name: tool, arguments: args } },
+          ANY_RESULT,
+          {
+            signal,
+            timeout: timeoutMs(this.cfg),
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: maxTotalMs(this.cfg),
+            // Asking for progress is what makes the server send it (and so extend the timeout).
+            onprogress: () => {},
+          },
+        );
+        if (typeof result !== "object" || result === null || Array.isArray(result)) {
+          throw new McpCallError(
+            "protocol",
+            `MCP server "${this.name}" answered tools/call with something that is not a ` +
+              `result object: ${preview(result)}`,
+          );
+        }
+        return result as CallResultLike;
       } catch (err) {
+        if (err instanceof McpCallError) throw err;
         const lost = !this.#alive || gen !== this.#generation;
         const kind = classifyFailure(err, signal, lost);
         const detail = errorText(err);
@@ -108,7 +123,9 @@ export class McpConnection {
               `(${detail}); the call was cancelled`,
           );
         }
-        if (kind === "protocol") throw new McpCallError(kind, detail);
+        if (kind === "protocol") {
+          throw new McpCallError(kind, `MCP server "${this.name}" returned an error: ${detail}`);
+        }
         if (reconnected) {
           throw new McpCallError(kind, `MCP server "${this.name}" is unreachable: ${detail}`);
         }
@@ -222,20 +239,27 @@ export class McpConnection {
     if (!client.getServerCapabilities()?.tools) return [];
     const out: ListedTool[] = [];
     let cursor: string | undefined;
+    const seen = new Set<string>();
+    const cursors = new Set<string>();
     do {
-      const page = await client.listTools(cursor ? { cursor } : undefined, {
-        timeout: timeoutMs(this.cfg),
-      });
+      // Not client.listTools: its schema rejects the whole list for one bad tool.
+      const raw = await client.request(
+        { method: "tools/list", params: cursor ? { cursor } : {} },
+        ANY_RESULT,
+        { timeout: timeoutMs(this.cfg) },
+      );
+      const page = readToolsPage(raw, seen, (line) => this.opts.log(`mcp ${this.name}: ${line}`));
       for (const t of page.tools) {
-        if (!toolAllowed(this.cfg, t.name)) continue;
-        out.push({
-          name: t.name,
-          title: t.title,
-          description: t.description,
-          inputSchema: t.inputSchema,
-        });
+        if (toolAllowed(this.cfg, t.name)) out.push(t);
       }
       cursor = page.nextCursor;
+      if (cursor && (cursors.has(cursor) || cursors.size >= MAX_TOOL_PAGES)) {
+        this.opts.log(
+          `mcp ${this.name}: tools/list pages keep coming; stopped after ${cursors.size + 1}`,
+        );
+        break;
+      }
+      if (cursor) cursors.add(cursor);
     } while (cursor);
     return out;
   }

@@ -31,12 +31,41 @@ function str(v: unknown, fallback = ""): string {
   return typeof v === "string" ? v : fallback;
 }
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const SIGNATURES: Array<[string, (b: string) => boolean]> = [
+  ["image/png", (b) => b.startsWith("\x89PNG\r\n\x1a\n")],
+  ["image/jpeg", (b) => b.startsWith("\xff\xd8\xff")],
+  ["image/gif", (b) => b.startsWith("GIF87a") || b.startsWith("GIF89a")],
+  ["image/webp", (b) => b.startsWith("RIFF") && b.slice(8, 12) === "WEBP"],
+];
+
+/**
+ * The image type the data really has, or why it cannot go to a model. Endpoints take
+ * PNG, JPEG, GIF and WebP and reject the whole request for a broken image, so a bad
+ * one becomes a note; a wrong `mimeType` is replaced by what the bytes say.
+ */
+export function checkImage(raw: string): { mime: string; data: string } | { problem: string } {
+  // Base64 wrapped at 76 columns is still base64, but not in a data URL.
+  const data = raw.replace(/\s+/g, "");
+  if (data === "" || !BASE64.test(data)) return { problem: "the data is not valid base64" };
+  const head = atob(data.slice(0, 16));
+  const found = SIGNATURES.find(([, matches]) => matches(head));
+  if (!found) return { problem: "the data is not a PNG, JPEG, GIF or WebP image" };
+  return { mime: found[0], data };
+}
+
 export function mapCallResult(result: CallResultLike, attachments: boolean): ToolOutput {
   const texts: string[] = [];
   const images: ImagePart[] = [];
   let sawText = false;
 
-  const addImage = (mime: string, data: string, label: string) => {
+  const addImage = (declared: string, raw: string, label: string) => {
+    const checked = checkImage(raw);
+    if ("problem" in checked) {
+      texts.push(`[image omitted: ${label}${declared}, ${checked.problem}]`);
+      return;
+    }
+    const { mime, data } = checked;
     if (attachments) {
       images.push({ type: "image", mime_type: mime, data });
       texts.push(`[image attached: ${label}${mime}, ${size(base64Bytes(data))}]`);
@@ -45,7 +74,12 @@ export function mapCallResult(result: CallResultLike, attachments: boolean): Too
     }
   };
 
-  const blocks = Array.isArray(result.content) ? result.content as Block[] : [];
+  // Some servers send `content` as a bare string: it is still what the tool said.
+  const blocks = Array.isArray(result.content)
+    ? result.content as Block[]
+    : typeof result.content === "string"
+    ? [{ type: "text", text: result.content }]
+    : [];
   for (const block of blocks) {
     switch (block?.type) {
       case "text":

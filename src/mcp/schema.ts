@@ -38,8 +38,23 @@ function mergeVariants(variants: unknown[], mode: "any" | "all"): Schema {
   return { properties, required: required ?? [] };
 }
 
+/** A top-level `$ref` into the schema's own definitions (pydantic writes these), inlined. */
+function inlineTopRef(src: Schema): Schema {
+  const ref = src.$ref;
+  if (typeof ref !== "string" || !ref.startsWith("#/")) return src;
+  let target: unknown = src;
+  for (const part of ref.slice(2).split("/")) {
+    const key = part.replace(/~1/g, "/").replace(/~0/g, "~");
+    target = isObject(target) && Object.hasOwn(target, key) ? target[key] : undefined;
+  }
+  // A dangling reference stays, and schema_check.ts rejects it.
+  if (!isObject(target) || "$ref" in target) return src;
+  const { $ref: _ref, ...rest } = src;
+  return { ...rest, ...target };
+}
+
 export function normalizeInputSchema(input: unknown): Schema {
-  const src: Schema = isObject(input) ? structuredClone(input) : {};
+  const src: Schema = inlineTopRef(isObject(input) ? structuredClone(input) : {});
   let properties: Schema = isObject(src.properties) ? { ...src.properties } : {};
   let required = stringList(src.required);
 
@@ -69,6 +84,12 @@ export function normalizeInputSchema(input: unknown): Schema {
 function repair(node: unknown, depth = 0): unknown {
   if (!isObject(node) || depth > 32) return node;
   const out: Schema = { ...node };
+  // A `required` that is not a list of names is a common slip that endpoints reject.
+  if (out.required !== undefined) {
+    const names = stringList(out.required);
+    if (names.length > 0) out.required = names;
+    else delete out.required;
+  }
   const types = Array.isArray(out.type) ? out.type : [out.type];
   if (types.includes("array") && out.items === undefined) out.items = {};
   if (types.includes("object") && out.properties === undefined && !out.additionalProperties) {

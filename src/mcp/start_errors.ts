@@ -8,7 +8,9 @@ export function explainStartFailure(err: unknown, transport: Transport): string 
     return `command not found: ${transport.command}`;
   }
   if (err instanceof Deno.errors.NotCapable) return `${errorText(err)} (Deno permission)`;
-  if (transport instanceof StdioTransport && transport.exitStatus) {
+  // Only a child that died by itself: after an error answer the SDK closes the
+  // transport, and "exited with code 0" would hide what the server said.
+  if (transport instanceof StdioTransport && transport.exitStatus && transport.exitedOnItsOwn) {
     return `server exited with code ${transport.exitStatus.code}${stderrHint(transport)}`;
   }
   const status = (err as { code?: unknown })?.code;

@@ -28,6 +28,9 @@ export interface StdioOptions {
 
 const KILL_AFTER_MS = 5_000;
 const STDERR_TAIL = 2_000;
+/** Longest line read from stdout (in UTF-16 units): 64 Mi, room for a big image. */
+const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
+const MAX_SKIPPED_REPORTS = 20;
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -41,6 +44,8 @@ export class StdioTransport implements Transport {
   #exitStatus?: Deno.CommandStatus;
   #stderrTail = "";
   #closed = false;
+  #exitedOnItsOwn = false;
+  #skippedLines = 0;
   #writes = new Set<Promise<void>>();
   #stdoutDone?: Promise<void>;
   #stderrDone?: Promise<void>;
@@ -67,6 +72,11 @@ export class StdioTransport implements Transport {
     return this.#exitStatus;
   }
 
+  /** Whether the child exited before `close()`: then its exit explains a failure. */
+  get exitedOnItsOwn(): boolean {
+    return this.#exitedOnItsOwn;
+  }
+
   /** Waits up to `ms` for the child to exit and its stderr to be read, to explain a failure. */
   async settle(ms: number): Promise<void> {
     if (!this.#exited) return;
@@ -90,6 +100,7 @@ export class StdioTransport implements Transport {
     this.#writer = child.stdin.getWriter();
     this.#exited = child.status.then((status) => {
       this.#exitStatus = status;
+      this.#exitedOnItsOwn = !this.#closed;
       if (!this.#closed) this.#leaderDied(child.pid);
       return status;
     });
@@ -130,6 +141,9 @@ export class StdioTransport implements Transport {
     }
     await this.#exited;
     untrackGroup(pgid);
+    // What the server wrote to stderr last must reach the log before mopac exits;
+    // bounded, in case something outside the group still holds the pipe.
+    await within(this.#stderrDone!, 1_000);
     await this.#finish();
   }
 
@@ -160,15 +174,36 @@ export class StdioTransport implements Transport {
   }
 
   async #readStdout(stdout: ReadableStream<Uint8Array>): Promise<void> {
-    let buffer = "";
+    // The pieces of an unfinished line are kept apart and joined once, at its newline:
+    // re-scanning one growing buffer made a 40 MB answer take seconds.
+    let parts: string[] = [];
+    let size = 0;
+    let discarding = false;
     try {
       for await (const chunk of stdout.pipeThrough(new TextDecoderStream())) {
-        buffer += chunk;
+        let start = 0;
         let nl: number;
-        while ((nl = buffer.indexOf("\n")) >= 0) {
-          const line = buffer.slice(0, nl).replace(/\r$/, "");
-          buffer = buffer.slice(nl + 1);
+        while ((nl = chunk.indexOf("\n", start)) >= 0) {
+          parts.push(chunk.slice(start, nl));
+          start = nl + 1;
+          const line = discarding ? "" : parts.join("").replace(/\r$/, "");
+          parts = [];
+          size = 0;
+          discarding = false;
           if (line.trim() !== "") this.#deliver(line);
+        }
+        if (discarding || start === chunk.length) continue;
+        parts.push(chunk.slice(start));
+        size += chunk.length - start;
+        if (size > MAX_MESSAGE_CHARS) {
+          // Unbounded, one line would take all memory: it is skipped up to its newline.
+          parts = [];
+          discarding = true;
+          this.onerror?.(
+            new Error(
+              `a line of more than ${MAX_MESSAGE_CHARS} characters on stdout was discarded`,
+            ),
+          );
         }
       }
     } catch (err) {
@@ -181,8 +216,12 @@ export class StdioTransport implements Transport {
     try {
       message = deserializeMessage(line);
     } catch {
-      // Servers that print logs to stdout: skip the line, keep the connection.
-      this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 200)}`));
+      // Servers that print logs to stdout: skip the line, keep the connection. Only the
+      // first few are reported, or a chatty server would bury every other warning.
+      const n = ++this.#skippedLines;
+      if (n > MAX_SKIPPED_REPORTS) return;
+      const more = n === MAX_SKIPPED_REPORTS ? " (further such lines are not reported)" : "";
+      this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 200)}${more}`));
       return;
     }
     this.onmessage?.(message);

@@ -41,7 +41,13 @@ export function adaptTool(name: string, conn: McpConnection, listed: ListedTool)
       const args = (input ?? {}) as Record<string, unknown>;
       try {
         const result = await conn.callTool(listed.name, args, ctx.signal);
-        return mapCallResult(result, ctx.attachments);
+        const out = mapCallResult(result, ctx.attachments);
+        if (out.is_error && out.content.trim() === "") {
+          // An empty error tells the model nothing, not even whose error it was.
+          out.content = `MCP server "${conn.name}" reported that tool "${listed.name}" failed, ` +
+            "without saying why";
+        }
+        return out;
       } catch (err) {
         if (err instanceof McpCallError) return { content: err.message, is_error: true };
         return { content: `MCP tool failed: ${errorText(err)}`, is_error: true };
