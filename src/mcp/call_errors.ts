@@ -23,6 +23,14 @@ export type CallFailure =
   | "connection"
   | "protocol";
 
+/** A call that did not produce a result; `message` is written for the model. */
+export class McpCallError extends Error {
+  constructor(readonly kind: CallFailure, message: string) {
+    super(message);
+    this.name = "McpCallError";
+  }
+}
+
 export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);

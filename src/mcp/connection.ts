@@ -1,20 +1,21 @@
 /**
- * One configured server: connects (bounded by its timeout), lists its tools, calls
- * them, and renews the connection when it dies. Every (re)connect starts a new
- * generation; callbacks of an older generation are ignored, so a stale connection
- * closing late can never mark the fresh one dead.
+ * One configured server: connects (bounded by its timeout), lists its tools (see
+ * tool_listing.ts), calls them, and renews the connection when it dies. Every
+ * (re)connect starts a new generation; callbacks of an older generation are ignored,
+ * so a stale connection closing late can never mark the fresh one dead.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-import { maxTotalMs, type McpServerConfig, timeoutMs, toolAllowed } from "./config.ts";
+import { maxTotalMs, type McpServerConfig, timeoutMs } from "./config.ts";
 import { createClient } from "./client_factory.ts";
 import { closeQuietly, createTransport } from "./transports.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { explainStartFailure, stderrHint } from "./start_errors.ts";
-import { type CallFailure, classifyFailure, errorText, tagUndelivered } from "./call_errors.ts";
+import { classifyFailure, errorText, McpCallError, tagUndelivered } from "./call_errors.ts";
 import type { CallResultLike } from "./result.ts";
-import { TIMED_OUT, within } from "./timing.ts";
-import { ANY_RESULT, MAX_TOOL_PAGES, preview, readToolsPage } from "./lenient.ts";
+import { finishedWithin } from "../util/wait.ts";
+import { ANY_RESULT, preview } from "./lenient.ts";
+import { type ListedTool, listTools } from "./tool_listing.ts";
 
 export interface ConnectionOptions {
   logDir: string;
@@ -23,21 +24,6 @@ export interface ConnectionOptions {
   clientVersion: string;
   roots?: string[];
   redactLog?: (text: string) => string;
-}
-
-export interface ListedTool {
-  name: string;
-  title?: string;
-  description?: string;
-  inputSchema: unknown;
-}
-
-/** A call that did not produce a result; `message` is written for the model. */
-export class McpCallError extends Error {
-  constructor(readonly kind: CallFailure, message: string) {
-    super(message);
-    this.name = "McpCallError";
-  }
 }
 
 export type ConnectionState = "idle" | "connected" | "failed" | "closed";
@@ -218,16 +204,17 @@ export class McpConnection {
       await client.connect(transport, { timeout: ms });
       return await this.#listTools(client);
     })();
-    const outcome = await within(ready, ms).catch(async (err) => {
+    const done = await finishedWithin(ready, ms).catch(async (err) => {
       if (transport instanceof StdioTransport) await transport.settle(500);
       throw new Error(explainStartFailure(err, transport));
     });
-    if (outcome === TIMED_OUT) {
+    if (!done) {
       ready.catch(() => {}); // settles once #fail closes the transport
       throw new Error(`did not become ready within ${ms / 1000}s${stderrHint(transport)}`);
     }
+    const tools = await ready; // settled already: finishedWithin said so
     if (gen !== this.#generation) return; // closed or renewed meanwhile
-    this.tools = outcome;
+    this.tools = tools;
     this.instructions = client.getInstructions();
     this.#alive = true;
     this.state = "connected";
@@ -235,33 +222,8 @@ export class McpConnection {
     this.error = undefined;
   }
 
-  async #listTools(client: Client): Promise<ListedTool[]> {
-    if (!client.getServerCapabilities()?.tools) return [];
-    const out: ListedTool[] = [];
-    let cursor: string | undefined;
-    const seen = new Set<string>();
-    const cursors = new Set<string>();
-    do {
-      // Not client.listTools: its schema rejects the whole list for one bad tool.
-      const raw = await client.request(
-        { method: "tools/list", params: cursor ? { cursor } : {} },
-        ANY_RESULT,
-        { timeout: timeoutMs(this.cfg) },
-      );
-      const page = readToolsPage(raw, seen, (line) => this.opts.log(`mcp ${this.name}: ${line}`));
-      for (const t of page.tools) {
-        if (toolAllowed(this.cfg, t.name)) out.push(t);
-      }
-      cursor = page.nextCursor;
-      if (cursor && (cursors.has(cursor) || cursors.size >= MAX_TOOL_PAGES)) {
-        this.opts.log(
-          `mcp ${this.name}: tools/list pages keep coming; stopped after ${cursors.size + 1}`,
-        );
-        break;
-      }
-      if (cursor) cursors.add(cursor);
-    } while (cursor);
-    return out;
+  #listTools(client: Client): Promise<ListedTool[]> {
+    return listTools(client, this.cfg, (line) => this.opts.log(`mcp ${this.name}: ${line}`));
   }
 
   #fail(err: unknown): void {

@@ -8,7 +8,7 @@
  * what it knows.
  */
 import { z } from "zod";
-import type { ListedTool } from "./connection.ts";
+import type { ListedTool } from "./tool_listing.ts";
 import { normalizeInputSchema } from "./schema.ts";
 import { schemaProblem } from "./schema_check.ts";
 

@@ -5,13 +5,16 @@
  * `npx`/`bash -c` grandchildren outlive it. Here the child inherits the whole
  * environment plus `env`, leads its own group, and its stderr goes to a log file.
  */
-import { dirname } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 // @ts-types="@modelcontextprotocol/sdk/shared/stdio"
-import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import { sleep, TIMED_OUT, within } from "./timing.ts";
-import { groupAlive, signalGroup, trackGroup, untrackGroup } from "./process_group.ts";
+import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { finishedWithin } from "../util/wait.ts";
+import { systemClock } from "../util/clock.ts";
+import { groupAlive, signalGroup } from "../util/process_group.ts";
+import { trackGroup, untrackGroup } from "./kill_at_exit.ts";
+import { readMessages } from "./stdio_framing.ts";
+import { StderrLog } from "./stderr_log.ts";
 
 export interface StdioOptions {
   command: string;
@@ -27,10 +30,6 @@ export interface StdioOptions {
 }
 
 const KILL_AFTER_MS = 5_000;
-const STDERR_TAIL = 2_000;
-/** Longest line read from stdout (in UTF-16 units): 64 Mi, room for a big image. */
-const MAX_MESSAGE_CHARS = 64 * 1024 * 1024;
-const MAX_SKIPPED_REPORTS = 20;
 
 export class StdioTransport implements Transport {
   onclose?: () => void;
@@ -42,13 +41,11 @@ export class StdioTransport implements Transport {
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #exited?: Promise<Deno.CommandStatus>;
   #exitStatus?: Deno.CommandStatus;
-  #stderrTail = "";
+  #stderr?: StderrLog;
   #closed = false;
   #exitedOnItsOwn = false;
-  #skippedLines = 0;
   #writes = new Set<Promise<void>>();
   #stdoutDone?: Promise<void>;
-  #stderrDone?: Promise<void>;
   #encoder = new TextEncoder();
 
   constructor(opts: StdioOptions) {
@@ -65,7 +62,7 @@ export class StdioTransport implements Transport {
 
   /** The last lines the child wrote to stderr: the best explanation when it dies early. */
   get stderrTail(): string {
-    return this.#stderrTail.trim();
+    return this.#stderr?.tail ?? "";
   }
 
   get exitStatus(): Deno.CommandStatus | undefined {
@@ -80,7 +77,7 @@ export class StdioTransport implements Transport {
   /** Waits up to `ms` for the child to exit and its stderr to be read, to explain a failure. */
   async settle(ms: number): Promise<void> {
     if (!this.#exited) return;
-    await within(Promise.all([this.#exited, this.#stderrDone]), ms);
+    await finishedWithin(Promise.all([this.#exited, this.#stderr?.done]), ms);
   }
 
   start(): Promise<void> {
@@ -104,7 +101,13 @@ export class StdioTransport implements Transport {
       if (!this.#closed) this.#leaderDied(child.pid);
       return status;
     });
-    this.#stderrDone = this.#pumpStderr(child.stderr);
+    this.#stderr = new StderrLog(child.stderr, {
+      logPath: this.#opts.logPath,
+      command: this.#opts.command,
+      pid: child.pid,
+      redact: this.#opts.redactLog,
+      onerror: (err) => this.onerror?.(err),
+    });
     this.#stdoutDone = this.#readStdout(child.stdout).finally(() => this.#finish());
     return Promise.resolve();
   }
@@ -143,7 +146,7 @@ export class StdioTransport implements Transport {
     untrackGroup(pgid);
     // What the server wrote to stderr last must reach the log before mopac exits;
     // bounded, in case something outside the group still holds the pipe.
-    await within(this.#stderrDone!, 1_000);
+    await finishedWithin(this.#stderr!.done, 1_000);
     await this.#finish();
   }
 
@@ -155,7 +158,7 @@ export class StdioTransport implements Transport {
     signalGroup(pgid, "SIGKILL");
     untrackGroup(pgid);
     // Let what it wrote last be read first, unless a grandchild keeps stdout open.
-    void within(this.#stdoutDone!, 200).then(() => this.#finish());
+    void finishedWithin(this.#stdoutDone!, 200).then(() => this.#finish());
   }
 
   /** After TERM, gives members of the group up to KILL_AFTER_MS to leave. */
@@ -163,112 +166,24 @@ export class StdioTransport implements Transport {
     const deadline = Date.now() + KILL_AFTER_MS;
     while (groupAlive(pgid)) {
       if (Date.now() >= deadline) return true;
-      await sleep(50);
+      await systemClock.sleep(50);
     }
     return false;
   }
 
   async #waitExit(ms: number): Promise<boolean> {
     if (this.#exitStatus) return true;
-    return (await within(this.#exited!, ms)) !== TIMED_OUT;
+    return await finishedWithin(this.#exited!, ms);
   }
 
   async #readStdout(stdout: ReadableStream<Uint8Array>): Promise<void> {
-    // The pieces of an unfinished line are kept apart and joined once, at its newline:
-    // re-scanning one growing buffer made a 40 MB answer take seconds.
-    let parts: string[] = [];
-    let size = 0;
-    let discarding = false;
     try {
-      for await (const chunk of stdout.pipeThrough(new TextDecoderStream())) {
-        let start = 0;
-        let nl: number;
-        while ((nl = chunk.indexOf("\n", start)) >= 0) {
-          parts.push(chunk.slice(start, nl));
-          start = nl + 1;
-          const line = discarding ? "" : parts.join("").replace(/\r$/, "");
-          parts = [];
-          size = 0;
-          discarding = false;
-          if (line.trim() !== "") this.#deliver(line);
-        }
-        if (discarding || start === chunk.length) continue;
-        parts.push(chunk.slice(start));
-        size += chunk.length - start;
-        if (size > MAX_MESSAGE_CHARS) {
-          // Unbounded, one line would take all memory: it is skipped up to its newline.
-          parts = [];
-          discarding = true;
-          this.onerror?.(
-            new Error(
-              `a line of more than ${MAX_MESSAGE_CHARS} characters on stdout was discarded`,
-            ),
-          );
-        }
-      }
+      await readMessages(stdout, {
+        onmessage: (message) => this.onmessage?.(message),
+        onerror: (err) => this.onerror?.(err),
+      });
     } catch (err) {
       if (!this.#closed) this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-    }
-  }
-
-  #deliver(line: string): void {
-    let message: JSONRPCMessage;
-    try {
-      message = deserializeMessage(line);
-    } catch {
-      // Servers that print logs to stdout: skip the line, keep the connection. Only the
-      // first few are reported, or a chatty server would bury every other warning.
-      const n = ++this.#skippedLines;
-      if (n > MAX_SKIPPED_REPORTS) return;
-      const more = n === MAX_SKIPPED_REPORTS ? " (further such lines are not reported)" : "";
-      this.onerror?.(new Error(`not a JSON-RPC message on stdout: ${line.slice(0, 200)}${more}`));
-      return;
-    }
-    this.onmessage?.(message);
-  }
-
-  async #pumpStderr(stderr: ReadableStream<Uint8Array>): Promise<void> {
-    let file: Deno.FsFile | undefined;
-    try {
-      // The data dir's logs/ folder does not exist before the first server logs there.
-      await Deno.mkdir(dirname(this.#opts.logPath), { recursive: true });
-      file = await Deno.open(this.#opts.logPath, { append: true, create: true });
-      const header = `--- ${
-        new Date().toISOString()
-      } started ${this.#opts.command} (pid ${this.#child?.pid})\n`;
-      await file.write(this.#encoder.encode(header));
-    } catch (err) {
-      this.onerror?.(new Error(`cannot open ${this.#opts.logPath}: ${(err as Error).message}`));
-    }
-    const decoder = new TextDecoder();
-    const redact = this.#opts.redactLog;
-    // With redaction, whole lines only: a secret split over two chunks must still match.
-    let line = "";
-    const write = async (text: string) => {
-      if (file && text) {
-        await writeAll(file, this.#encoder.encode(redact!(text))).catch(() => file = undefined);
-      }
-    };
-    try {
-      for await (const chunk of stderr) {
-        const text = decoder.decode(chunk, { stream: true });
-        this.#stderrTail = (this.#stderrTail + text).slice(-STDERR_TAIL);
-        if (!redact) {
-          if (file) await writeAll(file, chunk).catch(() => file = undefined);
-          continue;
-        }
-        line += text;
-        const end = line.lastIndexOf("\n") + 1;
-        // A line longer than the tail cap is written as it is rather than held forever.
-        const cut = end > 0 ? end : line.length > STDERR_TAIL * 32 ? line.length : 0;
-        await write(line.slice(0, cut));
-        line = line.slice(cut);
-      }
-    } catch {
-      // The pipe broke with the process; nothing more to log.
-    } finally {
-      if (redact) await write(line + decoder.decode());
-      file?.close();
     }
   }
 
@@ -278,13 +193,9 @@ export class StdioTransport implements Transport {
     // Writes to a dead child fail at once (EPIPE). Letting them fail before announcing
     // the close lets a request that never got out be told apart from one in flight;
     // the timer lets their rejections reach the SDK first.
-    this.#finished ??= Promise.allSettled([...this.#writes]).then(() => sleep(0)).then(() =>
-      this.onclose?.()
+    this.#finished ??= Promise.allSettled([...this.#writes]).then(() => systemClock.sleep(0)).then(
+      () => this.onclose?.(),
     );
     return this.#finished;
   }
-}
-
-async function writeAll(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  while (bytes.length > 0) bytes = bytes.subarray(await file.write(bytes));
 }

@@ -6,10 +6,11 @@
  */
 import { ToolInputError } from "../util/errors.ts";
 import type { Tool, ToolContext, ToolOutput } from "../tools/types.ts";
-import { type ListedTool, McpCallError, type McpConnection } from "./connection.ts";
+import type { McpConnection } from "./connection.ts";
+import type { ListedTool } from "./tool_listing.ts";
 import { mapCallResult } from "./result.ts";
 import { normalizeInputSchema } from "./schema.ts";
-import { errorText } from "./call_errors.ts";
+import { errorText, McpCallError } from "./call_errors.ts";
 
 export function adaptTool(name: string, conn: McpConnection, listed: ListedTool): Tool {
   const parameters = normalizeInputSchema(listed.inputSchema);

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { type McpServerConfig, transportKind } from "./config.ts";
 import { StdioTransport } from "./stdio_transport.ts";
-import { within } from "./timing.ts";
+import { finishedWithin } from "../util/wait.ts";
 
 const TERMINATE_MS = 1_000;
 
@@ -65,7 +65,7 @@ export async function closeQuietly(transport: Transport | undefined): Promise<vo
   try {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
       // Tell the server the session is over (it may answer 405, which is fine).
-      await within(transport.terminateSession().catch(() => {}), TERMINATE_MS);
+      await finishedWithin(transport.terminateSession().catch(() => {}), TERMINATE_MS);
     }
     await transport.close();
   } catch {

@@ -37,13 +37,24 @@ export function killTree(child: Deno.ChildProcess): void {
   }
 }
 
+/**
+ * Whether a live process of the group is left. Zombies do not count: they are dead
+ * already, and orphans wait for init to reap them, which can take a second.
+ */
+export function groupAlive(pgid: number): boolean {
+  const script =
+    `ps -eo pgid=,stat= | awk -v g=${pgid} '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'`;
+  return runBash(script) === 0;
+}
+
 /** bash's exit code, or -1 when bash cannot run. */
 function runBash(script: string): number {
   try {
     return new Deno.Command("bash", {
       args: ["-c", script],
       // A clean environment: Deno refuses to spawn with LD_PRELOAD and the like under a
-      // narrow --allow-run, and kill needs nothing from it.
+      // narrow --allow-run; kill needs nothing from it, and without PATH bash searches
+      // its built-in default (/usr/bin, /bin, …), where ps and awk are.
       clearEnv: true,
       stdin: "null",
       stdout: "null",
