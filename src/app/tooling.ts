@@ -2,6 +2,7 @@
  * The tools of a run: built-in tools, MCP servers (started only when the profile
  * can use them), the gate, and the runner every call goes through.
  */
+import { resolve } from "node:path";
 import { type Config, logsDir } from "../config/mod.ts";
 import type { McpServerStatus } from "../mcp/status.ts";
 import { builtinTools } from "../tools/registry.ts";
@@ -69,6 +70,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
         clientName: "mopac",
         clientVersion: VERSION,
         redactLog: (text) => opts.redactor.redact(text),
+        roots: config.options?.mcp_roots?.map((p) => resolve(opts.workspace, p)),
       });
       try {
         // The manager itself warns about each server that failed to start (through `warn`).

@@ -107,6 +107,9 @@ export const OptionsSchema = z.strictObject({
   context_paths: z.array(z.string()).optional(),
   global_context_paths: z.array(z.string()).optional(),
   skills_paths: z.array(z.string()).optional(),
+  mcp_roots: z.array(z.string()).optional().describe(
+    "mopac: folders offered to MCP servers as roots, relative to the project root; none → no roots capability",
+  ),
   disabled_skills: z.array(z.string()).optional(),
   disabled_tools: z.array(z.string()).optional(),
   disable_auto_summarize: z.boolean().optional(),
