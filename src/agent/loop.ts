@@ -2,7 +2,7 @@
  * The agent loop: request, stream, run the tool calls, repeat until the model stops
  * calling tools or a limit ends the run. Everything it touches is passed in.
  */
-import type { Message } from "../provider/types.ts";
+import type { FinishReason, Message } from "../provider/types.ts";
 import type { Denial } from "../permission/types.ts";
 import { AgentError, GateError, InterruptedError, MopacError } from "../util/errors.ts";
 import { AssistantDraft } from "./draft.ts";
@@ -73,6 +73,9 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
       const text = textOf(draft.message);
       if (text) outcome.text = text;
       if (calls.length === 0) {
+        // A cut or filtered answer is not the agent finishing: a pipeline must not see exit 0.
+        const unfinished = unfinishedAnswer(turn.finish_reason, text);
+        if (unfinished) throw new AgentError(unfinished);
         if (!deps.answerCheck) return outcome;
         const verdict = deps.answerCheck(text);
         if (verdict.ok) {
@@ -182,6 +185,22 @@ async function compact(
   await store.saveMessage(message, { flush: true });
   await store.saveMeta({ summary_message_id: message.id });
   deps.emit({ type: "summarized", summary_message_id: message.id, tokens_before: tokensBefore });
+}
+
+/** Why a response without tool calls is no final answer; undefined when it is one. */
+function unfinishedAnswer(finish: FinishReason, text: string): string | undefined {
+  if (finish === "length") {
+    return 'the model\'s answer was cut off at its output token limit (finish_reason "length"); ' +
+      "raise the model's default_max_tokens, or continue the session with mopac run -C";
+  }
+  if (finish === "content_filter") {
+    return "the provider's content filter stopped the model's answer";
+  }
+  if (finish === "tool_calls" && text === "") {
+    return "the model ended its turn for tool calls but sent none that could be run " +
+      "(a call without a function name)";
+  }
+  return undefined;
 }
 
 function isContextOverflow(err: unknown): boolean {

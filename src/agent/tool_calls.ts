@@ -6,6 +6,7 @@
 import type { Message, ToolCallPart } from "../provider/types.ts";
 import type { ToolRunResult } from "../tools/types.ts";
 import { cancelledResult } from "../tools/runner.ts";
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/args.ts";
 import { GateError } from "../util/errors.ts";
 import { afterDenial } from "../permission/denials.ts";
 import type { LoopGuard } from "./loop_guard.ts";
@@ -89,6 +90,8 @@ async function record(
 }
 
 function parseLoose(text: string): unknown {
+  // Absurdly deep input stays text: redacting and printing it would overflow the stack.
+  if (nestingDepth(text) > MAX_ARGUMENT_DEPTH) return text;
   try {
     return JSON.parse(text);
   } catch {

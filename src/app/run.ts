@@ -2,6 +2,7 @@
  * The composition root of `mopac run`: wires config, catalog, provider, session,
  * tools, MCP and the gate into the agent loop. Nothing else builds these.
  */
+import { resolve } from "node:path";
 import type { RunOptions } from "./options.ts";
 import type { AgentEvent, InitEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
@@ -86,8 +87,9 @@ export async function prepareRun(
     }
     const writer = secretSafeWriter(session.handle, redactor);
     const providerOpts = {
-      recordPath: args.record,
-      replayPath: args.replay,
+      // Relative to --cwd, like --output-schema and the permissions the preflight checked.
+      recordPath: args.record && resolve(cwd, args.record),
+      replayPath: args.replay && resolve(cwd, args.replay),
       idleTimeoutMs: config.options?.request_timeout
         ? config.options.request_timeout * 1000
         : undefined,

@@ -78,6 +78,13 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
       hint: "use -o text, -o json or -o stream-json",
     });
   }
+  for (const [name, value] of Object.entries(v)) {
+    // Mostly an unset variable (-m "$MODEL"): going on with the default would hide it.
+    // An empty --tools is meaningful: no tools.
+    if (value === "" && name !== "tools") {
+      throw new UsageError(`--${name} needs a value, got an empty string`);
+    }
+  }
   if (v.continue && v.session !== undefined) {
     throw new UsageError("-C and -s cannot be used together", {
       hint: "use -C for the latest session or -s ID for a given one",

@@ -3,7 +3,6 @@
  * unknown key, a failed `$(cmd)`) can name `file:line:col` of the exact spot.
  */
 import {
-  findNodeAtLocation,
   getNodeValue,
   type Node,
   type ParseError,
@@ -67,7 +66,7 @@ export function locate(
   let offset = 0;
   if (parsed.tree) {
     for (let n = path.length; n >= 0; n--) {
-      const node = findNodeAtLocation(parsed.tree, path.slice(0, n));
+      const node = nodeAt(parsed.tree, path.slice(0, n));
       if (!node) continue;
       const keyNode = atKey && n === path.length && node.parent?.type === "property"
         ? node.parent.children?.[0]
@@ -77,6 +76,27 @@ export function locate(
     }
   }
   return { where: `${parsed.file}:${lineCol(parsed.text, offset)}`, offset };
+}
+
+/**
+ * The node at `path`, taking the last of duplicate keys as the parsed value does
+ * (jsonc-parser's findNodeAtLocation takes the first, so an error about
+ * `{"a": 1, "a": "x"}` would point at the value that was not used).
+ */
+function nodeAt(root: Node, path: JsonPath): Node | undefined {
+  let node: Node | undefined = root;
+  for (const segment of path) {
+    if (!node?.children) return undefined;
+    if (typeof segment === "number") {
+      node = node.type === "array" ? node.children[segment] : undefined;
+    } else {
+      const prop: Node | undefined = node.type === "object"
+        ? node.children.findLast((p) => p.children?.[0]?.value === segment)
+        : undefined;
+      node = prop?.children?.[1];
+    }
+  }
+  return node;
 }
 
 /** 1-based `line:col` of a character offset. */

@@ -22,6 +22,7 @@ import {
   userDirs,
 } from "./paths.ts";
 import { validateMerged } from "./validate.ts";
+import { UsageError } from "../util/errors.ts";
 
 export interface LoadOptions {
   cwd: string;
@@ -61,6 +62,7 @@ export interface LoadedConfig {
 
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const cwd = resolve(opts.cwd);
+  await checkDirectory(cwd, "the working directory", false);
   const env = quietEnv(opts.env);
   const home = opts.home ?? env("HOME");
   const gitRoot = await findGitRoot(cwd);
@@ -122,6 +124,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     env: envDataDir,
     configured: configuredDataDir([...discovered, ...(explicit ? [explicit] : [])], opts.flags),
   });
+  await checkDirectory(dataDir, "the data dir", true);
   // The data dir's own file cannot move the data dir: it is read after the dir is known.
   const dataLayer = await optional(join(dataDir, "mopac.json"), seen);
 
@@ -161,6 +164,29 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     referencedEnv: [...referenced].sort(),
     expandedPaths,
   };
+}
+
+/**
+ * A cwd or data dir that is missing or a file would otherwise fail later for a
+ * misleading reason ("no model selected", "cannot read …/file/.crush.json").
+ * What the sandbox hides is left to the preflight, which names the flag.
+ */
+async function checkDirectory(path: string, what: string, missingOk: boolean): Promise<void> {
+  const hint = what === "the data dir"
+    ? "it comes from --data-dir, MOPAC_DATA_DIR or options.data_directory"
+    : "check --cwd";
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await Deno.stat(path)).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound && missingOk) return;
+    if (err instanceof Deno.errors.NotFound) {
+      throw new UsageError(`${what} ${path} does not exist`, { hint });
+    }
+    if (!(err instanceof Deno.errors.NotADirectory)) return;
+    isDirectory = false;
+  }
+  if (!isDirectory) throw new UsageError(`${what} ${path} is not a directory`, { hint });
 }
 
 /** The highest layer's `options.data_directory`, when it is a string. */

@@ -3,7 +3,7 @@
  * has for its TUI are accepted and ignored so a project's crush.json still loads.
  */
 import { z } from "zod";
-import { DURATION_FORMS, parseDurationSeconds } from "../util/duration.ts";
+import { DURATION_FORMS, MAX_TIMER_SECONDS, parseDurationSeconds } from "../util/duration.ts";
 
 /** A duration in config: seconds or "90s" / "10m" / "1h30m"; validated config holds seconds. */
 export const DurationSchema = z
@@ -38,7 +38,7 @@ export const McpServerSchema = z
     disabled: z.boolean().optional(),
     enabled_tools: z.array(z.string()).optional(),
     disabled_tools: z.array(z.string()).optional(),
-    timeout: z.number().positive().default(10).describe("Seconds"),
+    timeout: z.number().positive().max(MAX_TIMER_SECONDS).default(10).describe("Seconds"),
     required: z.boolean().optional().describe("mopac: failing to start ends the run (exit 6)"),
     // crush keys without meaning here
     sessionless: z.boolean().optional().describe("crush; ignored"),
@@ -75,7 +75,7 @@ const HookSchema = z.strictObject({
     .describe("Regular expression on the tool name; empty matches every tool")
     .refine((m) => m === undefined || compiles(m), { message: "matcher is not a valid regex" }),
   command: z.string().min(1).describe("Run with bash -c; the call's JSON arrives on stdin"),
-  timeout: z.int().positive().default(30).describe("Seconds"),
+  timeout: z.int().positive().max(MAX_TIMER_SECONDS).default(30).describe("Seconds"),
 });
 
 function compiles(pattern: string): boolean {
@@ -117,7 +117,7 @@ export const OptionsSchema = z.strictObject({
   default_agent: z.string().optional().describe(
     'Agent profile when -a is not given; default "coder"',
   ),
-  request_timeout: z.int().nonnegative().optional().describe(
+  request_timeout: z.int().nonnegative().max(MAX_TIMER_SECONDS).optional().describe(
     "Seconds without stream activity before a request is aborted; 0 disables",
   ),
   disable_default_providers: z.boolean().optional().describe("Hide the built-in catalog providers"),

@@ -44,7 +44,8 @@ export function timeoutMs(cfg: McpServerConfig): number {
 }
 
 export function maxTotalMs(cfg: McpServerConfig): number {
-  return Math.max(timeoutMs(cfg) * TOTAL_FACTOR, MIN_TOTAL_MS);
+  // Capped at what a timer can wait (2^31-1 ms): a longer one would fire at once.
+  return Math.min(Math.max(timeoutMs(cfg) * TOTAL_FACTOR, MIN_TOTAL_MS), 2 ** 31 - 1);
 }
 
 /** Why this config cannot be started, or undefined when it can (checked before any spawn). */

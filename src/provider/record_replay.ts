@@ -7,6 +7,7 @@
  * goes through the same retries as the recorded run.
  */
 import { ProviderError } from "./errors.ts";
+import { UsageError } from "../util/errors.ts";
 import type { Exchange } from "./attempt_fetch.ts";
 
 export interface CassetteEntry {
@@ -21,7 +22,19 @@ const SECRET_KEYS =
 const TRANSFER_HEADERS = /^(content-length|content-encoding|transfer-encoding)$/i;
 
 export class Recorder {
-  constructor(private readonly path: string, private readonly secrets: string[] = []) {}
+  constructor(private readonly path: string, private readonly secrets: string[] = []) {
+    // A cassette that cannot be written fails the run before the model acts, not after.
+    try {
+      Deno.writeTextFileSync(path, "", { append: true });
+    } catch (e) {
+      throw new UsageError(
+        `cannot write the cassette ${path}: ${e instanceof Error ? e.message : e}`,
+        {
+          hint: "--record needs a file in an existing folder",
+        },
+      );
+    }
+  }
 
   async write(ex: Exchange): Promise<void> {
     let body: unknown = ex.requestBody;

@@ -168,9 +168,14 @@ export class StreamAssembler {
   private startCall(slot: CallSlot): void {
     if (!slot.id) slot.id = this.makeId();
     slot.ordinal = this.started++;
-    slot.part = { type: "tool_call", id: slot.id, name: slot.name, input: "" };
+    // Two calls of one response with the same id could not be told apart by their results
+    // (and some APIs refuse them): the later one gets its own. The slot keeps the
+    // provider's id, which its further deltas carry.
+    const taken = this.parts.some((p) => p.type === "tool_call" && p.id === slot.id);
+    const id = taken ? this.makeId() : slot.id;
+    slot.part = { type: "tool_call", id, name: slot.name, input: "" };
     this.parts.push(slot.part);
-    this.emit({ type: "tool_call_start", index: slot.ordinal, id: slot.id, name: slot.name });
+    this.emit({ type: "tool_call_start", index: slot.ordinal, id, name: slot.name });
     if (slot.pending) {
       slot.part.input = slot.pending;
       this.emit({ type: "tool_call_delta", index: slot.ordinal, delta: slot.pending });

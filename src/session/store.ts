@@ -25,6 +25,7 @@ import { checkedHeader, fileRows, reconcile } from "./reconcile.ts";
 import { notFound, pickSession } from "./resolve.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt } from "./attempt.ts";
+import { writable } from "./writable.ts";
 
 const INDEX_FILE = "index.db";
 const SESSIONS_DIR = "sessions";
@@ -54,7 +55,13 @@ export class DiskSessionStore implements SessionStore {
       userWarn?.(msg);
     };
     opts = { ...opts, warn };
-    await Deno.mkdir(join(dataDir, SESSIONS_DIR), { recursive: true });
+    try {
+      await Deno.mkdir(join(dataDir, SESSIONS_DIR), { recursive: true });
+    } catch (err) {
+      writable(join(dataDir, SESSIONS_DIR), () => {
+        throw err;
+      });
+    }
     let index: SessionIndex;
     try {
       index = new SessionIndex(join(dataDir, INDEX_FILE), warn);
@@ -119,10 +126,12 @@ export class DiskSessionStore implements SessionStore {
       const { header, state } = newSession(opts, now);
       const id = header.id;
       // Lock before the file exists, so nobody sees the file without its lock.
-      const lock = SessionLock.acquire(this.#path(id, "lock"), header.short_id, now);
+      const lockPath = this.#path(id, "lock");
+      const lock = writable(lockPath, () => SessionLock.acquire(lockPath, header.short_id, now));
       let file: JsonlFile;
       try {
-        file = JsonlFile.create(this.#path(id, "jsonl"), header);
+        const path = this.#path(id, "jsonl");
+        file = writable(path, () => JsonlFile.create(path, header));
       } catch (err) {
         lock.release();
         throw err;
@@ -147,7 +156,8 @@ export class DiskSessionStore implements SessionStore {
 
   async open(idOrPrefix: string): Promise<SessionHandle> {
     const summary = this.resolve(idOrPrefix);
-    const lock = SessionLock.acquire(this.#path(summary.id, "lock"), summary.short_id);
+    const lockPath = this.#path(summary.id, "lock");
+    const lock = writable(lockPath, () => SessionLock.acquire(lockPath, summary.short_id));
     try {
       const { r, header } = await this.#readFile(summary.id, idOrPrefix);
       // Rows behind the file (a crash between file and index write): replace them now.
@@ -160,7 +170,8 @@ export class DiskSessionStore implements SessionStore {
           );
         }
       }
-      const file = JsonlFile.openAppend(this.#path(summary.id, "jsonl"), r.size, r.endsClean);
+      const path = this.#path(summary.id, "jsonl");
+      const file = writable(path, () => JsonlFile.openAppend(path, r.size, r.endsClean));
       return this.#handle(header, r.state, file, lock, false);
     } catch (err) {
       lock.release();
@@ -205,11 +216,13 @@ export class DiskSessionStore implements SessionStore {
       try {
         // A session open here or elsewhere holds its lock: acquiring refuses it.
         for (const id of ids) {
-          locks.push(SessionLock.acquire(this.#path(id, "lock"), shortIdOf(id)));
+          const lockPath = this.#path(id, "lock");
+          locks.push(writable(lockPath, () => SessionLock.acquire(lockPath, shortIdOf(id))));
         }
         for (const id of ids) {
           try {
-            Deno.removeSync(this.#path(id, "jsonl"));
+            const path = this.#path(id, "jsonl");
+            writable(path, () => Deno.removeSync(path));
           } catch (err) {
             if (!(err instanceof Deno.errors.NotFound)) throw err;
           }

@@ -7,6 +7,7 @@ import type { ToolCallPart, ToolResultPart, ToolSpec } from "../provider/types.t
 import type { Denial, Gate } from "../permission/types.ts";
 import { ToolInputError } from "../util/errors.ts";
 import { type TruncateLimits, truncateOutput } from "./truncate.ts";
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from "./args.ts";
 import type { Tool, ToolContext, ToolRunner, ToolRunResult } from "./types.ts";
 
 export interface RunnerOptions {
@@ -33,6 +34,11 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
       const fail = (content: string, denied = false) => errorResult(call, content, denied);
 
       let raw: unknown;
+      if (nestingDepth(call.input) > MAX_ARGUMENT_DEPTH) {
+        return {
+          result: fail(`Invalid tool arguments: nested over ${MAX_ARGUMENT_DEPTH} levels deep`),
+        };
+      }
       try {
         raw = call.input.trim() === "" ? {} : JSON.parse(call.input);
       } catch (err) {

@@ -8,16 +8,24 @@ const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600 }
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
 const WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
 
-/** Seconds in `value`, or undefined when it is not a duration. */
+/**
+ * The longest time a timer can wait (2^31-1 ms, about 24.8 days): a longer setTimeout
+ * fires at once, so "1000h" would end a run immediately. Longer durations are capped.
+ */
+export const MAX_TIMER_SECONDS = 2_147_483;
+
+/** Seconds in `value` (at most MAX_TIMER_SECONDS), or undefined when it is not a duration. */
 export function parseDurationSeconds(value: unknown): number | undefined {
-  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value : undefined;
+  if (typeof value === "number") {
+    return Number.isFinite(value) && value >= 0 ? Math.min(value, MAX_TIMER_SECONDS) : undefined;
+  }
   if (typeof value !== "string") return undefined;
   const text = value.trim();
-  if (/^\d+(?:\.\d+)?$/.test(text)) return Number(text);
+  if (/^\d+(?:\.\d+)?$/.test(text)) return Math.min(Number(text), MAX_TIMER_SECONDS);
   if (!WHOLE.test(text)) return undefined;
   let total = 0;
   for (const [, amount, unit] of text.matchAll(PART)) total += Number(amount) * UNIT_SECONDS[unit];
-  return total;
+  return Math.min(total, MAX_TIMER_SECONDS);
 }
 
 /** The accepted forms, for error messages. */

@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import type { Io } from "../io.ts";
 import { parseFlags, parseRunArgs } from "../args.ts";
 import { EXIT } from "../exit_codes.ts";
+import { MAIN_HELP } from "../help.ts";
 import { UsageError } from "../../util/errors.ts";
 import { readEnv } from "../../util/env.ts";
 import { configJsonSchema, loadConfig, type LoadedConfig, logsDir } from "../../config/mod.ts";
@@ -42,6 +43,12 @@ function splitCommon(args: string[]): { rest: string[]; load: () => Promise<Load
 }
 
 export async function runOtherCommand(command: string, args: string[], io: Io): Promise<number> {
+  // These have no help text of their own: --help shows the overview instead of failing.
+  const plain = ["models", "config", "schema", "sandbox"];
+  if (plain.includes(command) && (args.includes("--help") || args.includes("-h"))) {
+    io.out(MAIN_HELP);
+    return EXIT.ok;
+  }
   const { rest, load } = splitCommon(args);
   const stdout = (s: string) => io.out(s);
   const stderr = (s: string) => io.err(s);
