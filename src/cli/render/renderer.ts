@@ -20,10 +20,8 @@ export function createRenderer(
     case "json":
       return {
         event(e) {
+          // Retries are logged on stderr by the provider itself.
           if (e.type === "result") io.out(JSON.stringify({ v: 1, ...e }) + "\n");
-          else if (e.type === "retry" && !opts.quiet) {
-            io.err(`mopac: retrying (attempt ${e.attempt}): ${e.reason}\n`);
-          }
         },
       };
     case "stream-json":

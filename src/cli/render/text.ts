@@ -61,8 +61,8 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
         }
         case "retry": {
           const st = messages.get(e.message_id);
+          // The provider's own log line on stderr already says why and when.
           if (st) st.current = "";
-          note(`mopac: retrying (attempt ${e.attempt}) in ${e.delay_ms} ms: ${e.reason}`);
           return;
         }
         case "tool_call":
