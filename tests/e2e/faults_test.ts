@@ -98,7 +98,7 @@ Deno.test("faults: a stream cut inside tool-call arguments runs the tool once, t
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${PREAMBLE}\nDone.\n`);
     assert.equal(await Deno.readTextFile(`${ws.dir}/runs.txt`), "ran\n");
-    assert.match(r.stderr, /retrying \(attempt 2\).*the stream was cut/);
+    assert.match(r.stderr, /attempt 1 failed \(cut\); retrying in .*the stream was cut/);
     assert.doesNotMatch(r.stderr, /differs/, "a repeated prefix is not a divergence");
     assert.deepEqual(ws.fake.rejected, []);
     // The session keeps the final message once, with one call.
