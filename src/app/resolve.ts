@@ -13,7 +13,7 @@ import { type Need, permissionNeeds, requiredNeeds } from "../permission/sandbox
 import { transportKind } from "../mcp/config.ts";
 import type { Limits } from "../agent/types.ts";
 import { readEnv } from "../util/env.ts";
-import { SandboxError } from "../util/errors.ts";
+import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { BUILTIN_TOOLS } from "../permission/profiles.ts";
 
@@ -108,7 +108,11 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     smallModelUrl: args.replay ? undefined : smallModel.base_url,
   });
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
-  if (args.replay) needs.push({ kind: "read", path: resolve(cwd, args.replay), why: "--replay" });
+  if (args.replay) {
+    const cassette = resolve(cwd, args.replay);
+    needs.push({ kind: "read", path: cassette, why: "--replay" });
+    requireFile(cassette, "--replay");
+  }
   if (args.outputSchema) {
     needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
   }
@@ -144,4 +148,15 @@ function requireRead(path: string): void {
 function keyVar(model: ResolvedModel): string | undefined {
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
+}
+
+/** A missing input file is a usage error before anything starts (exit 2, not a failed request). */
+function requireFile(path: string, flag: string): void {
+  try {
+    if (Deno.statSync(path).isFile) return;
+  } catch (err) {
+    // Without read permission the preflight names the flag instead.
+    if (err instanceof Deno.errors.NotCapable) return;
+  }
+  throw new UsageError(`${flag} ${path}: no such file`);
 }

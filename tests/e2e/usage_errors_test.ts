@@ -141,3 +141,14 @@ Deno.test("e2e: --dry-run resolves and prints the run, calls no model and writes
     assert.ok(!stored.includes(".mopac"), `nothing written: ${stored}`);
   });
 });
+
+Deno.test("e2e: --replay of a missing cassette is exit 2 before anything starts", async () => {
+  await inWorkspace(async (ws) => {
+    const r = await runMopac(["run", "--replay", "nope.jsonl", "hi"], {
+      cwd: ws.dir,
+      perms: ws.perms,
+      env: FAKE_ENV,
+    });
+    assertUsage(r, /--replay .*nope\.jsonl: no such file/);
+  });
+});
