@@ -21,6 +21,7 @@ import { buildPrompt } from "./prompt.ts";
 import { loadOutputSchema } from "./output_schema.ts";
 import { redactingEmit, redactOutcome, runSecrets, secretSafeWriter } from "./secrets.ts";
 import { subAgentRunner } from "./subagent.ts";
+import { RunSpend } from "./spend.ts";
 import { startTitle } from "./title.ts";
 
 export interface PreparedRun {
@@ -107,6 +108,7 @@ export async function prepareRun(
       env: config.env ?? {},
       attachments: model.supports_attachments,
     });
+    const spend = new RunSpend(resolved.limits);
     const tooling = await buildTooling({
       config,
       profile,
@@ -122,6 +124,7 @@ export async function prepareRun(
         redactor,
         warn,
         parentId: session.handle.id,
+        spend,
       }),
     });
     cleanups.push(() => tooling.close());
@@ -155,7 +158,12 @@ export async function prepareRun(
         permissions: resolved.needs,
       }),
       async execute(prompt, emit, signal) {
-        const safeEmit = redactingEmit(emit, redactor);
+        spend.start();
+        const redacted = redactingEmit(emit, redactor);
+        const safeEmit = Object.assign((e: AgentEvent) => {
+          if (e.type === "turn") spend.add(e.usage, e.cost_usd);
+          redacted(e);
+        }, { flush: () => redacted.flush() });
         const limits = resolved.limits;
         const budget = new AbortController();
         const timeoutMs = limits.timeout_ms;

@@ -20,6 +20,7 @@ import { buildPrompt } from "./prompt.ts";
 import { emptyState, sessionToolContext } from "./session_setup.ts";
 import { secretSafeWriter } from "./secrets.ts";
 import { promptTitle } from "./title.ts";
+import type { RunSpend } from "./spend.ts";
 
 const SUB_AGENT_PROFILE = "task";
 
@@ -31,6 +32,8 @@ export function subAgentRunner(opts: {
   redactor: Redactor;
   warn: (line: string) => void;
   parentId: string;
+  /** The parent run's spend: a child gets what is left of its limits and adds to it. */
+  spend: RunSpend;
 }): AgentRunner {
   const { resolved, store, redactor, warn } = opts;
   const { loaded } = resolved;
@@ -82,10 +85,11 @@ export function subAgentRunner(opts: {
         system: await system,
         history: [],
         prompt,
-        limits: { max_turns: resolved.limits.max_turns ?? 50, ...pick(resolved.limits) },
+        limits: { ...opts.spend.remaining(), max_turns: resolved.limits.max_turns ?? 50 },
         onDeny: "continue",
         signal: parentCtx.signal,
       });
+      opts.spend.add(outcome.usage, outcome.cost_usd);
       return {
         text: outcome.error
           ? `${outcome.text}\n\n[sub-agent stopped: ${outcome.error.message}]`.trim()
@@ -101,9 +105,4 @@ export function subAgentRunner(opts: {
       await handle.close();
     }
   };
-}
-
-/** The parent's caps apply to each child too; the parent also counts the child's spend. */
-function pick(l: ResolvedRun["limits"]) {
-  return { max_tokens: l.max_tokens, max_cost: l.max_cost, timeout_ms: l.timeout_ms };
 }
