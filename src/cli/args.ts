@@ -65,8 +65,14 @@ export function parseFlags<T extends ParseArgsOptionsConfig>(
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
-    const msg = (err as Error).message.split(". ")[0];
-    throw new UsageError(msg, { hint: `run 'mopac ${command} --help' for the flags` });
+    // parseArgs explains over several sentences; one line and a hint is what we print.
+    const full = (err as Error).message;
+    const msg = full.split("\n")[0].split(". ")[0].replace(/\.$/, "");
+    const dashed = /use '(--[a-z-]+)=-XYZ'/.exec(full);
+    const hint = dashed
+      ? `a value starting with '-' is written ${dashed[1]}=VALUE`
+      : `run 'mopac ${command} --help' for the flags`;
+    throw new UsageError(msg, { hint });
   }
 }
 

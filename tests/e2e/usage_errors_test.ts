@@ -152,3 +152,28 @@ Deno.test("e2e: --replay of a missing cassette is exit 2 before anything starts"
     assertUsage(r, /--replay .*nope\.jsonl: no such file/);
   });
 });
+
+Deno.test("e2e: config show never prints a key; --cwd without a value is exit 2", async () => {
+  await inWorkspace(async (ws) => {
+    const r = await runMopac(["config", "show"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(!r.stdout.includes(FAKE_ENV.FAKE_API_KEY), "the expanded key is redacted");
+    assert.match(r.stdout, /"api_key": "\[REDACTED\]"/);
+    const bad = await runMopac(["config", "show", "--cwd"], { cwd: ws.dir, perms: ws.perms });
+    assertUsage(bad, /--cwd needs a value/);
+  });
+});
+
+Deno.test("e2e: a negative number as a flag value is one line with a hint", async () => {
+  await inWorkspace(async (ws) => {
+    const r = await runMopac(["run", "--max-turns", "-1", "hi"], {
+      cwd: ws.dir,
+      perms: ws.perms,
+      env: FAKE_ENV,
+    });
+    assertUsage(
+      r,
+      /^mopac: Option '--max-turns' argument is ambiguous\nhint: .*--max-turns=VALUE\n$/,
+    );
+  });
+});

@@ -9,6 +9,7 @@ import { EXIT } from "../exit_codes.ts";
 import { MAIN_HELP } from "../help.ts";
 import { UsageError } from "../../util/errors.ts";
 import { readEnv } from "../../util/env.ts";
+import { runSecrets } from "../../app/secrets.ts";
 import { configJsonSchema, loadConfig, type LoadedConfig, logsDir } from "../../config/mod.ts";
 
 const COMMON = {
@@ -26,7 +27,13 @@ function splitCommon(args: string[]): { rest: string[]; load: () => Promise<Load
     const name = a.split("=")[0];
     if (name === "--cwd" || name === "--config" || name === "--data-dir") {
       common.push(a);
-      if (!a.includes("=")) common.push(args[++i] ?? "");
+      if (!a.includes("=")) {
+        const value = args[++i];
+        if (value === undefined || value.startsWith("-")) {
+          throw new UsageError(`${name} needs a value`, { hint: `write ${name} PATH` });
+        }
+        common.push(value);
+      }
     } else rest.push(a);
   }
   const { values } = parseFlags(common, COMMON, "help");
@@ -114,7 +121,11 @@ function configCommand(args: string[], loaded: LoadedConfig, io: Io): number {
     case "show":
       if (values.sources) {
         for (const { path, source } of loaded.sources()) io.out(`${path.join(".")}\t${source}\n`);
-      } else io.out(JSON.stringify(loaded.config, null, 2) + "\n");
+      } else {
+        // Keys, header values and referenced env values never reach stdout.
+        const shown = runSecrets(loaded, []).redactValue(loaded.config);
+        io.out(JSON.stringify(shown, null, 2) + "\n");
+      }
       return EXIT.ok;
     case "path":
       io.out(
