@@ -1,6 +1,7 @@
 /** Shared bits of the MCP tests: fixture configs, a tool context, process checks. */
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import type { Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+import type { Tool, ToolOutput } from "../../src/tools/types.ts";
+import { testToolContext } from "./tool_context.ts";
 
 export const FIXTURE = new URL("./mcp_fixture_server.ts", import.meta.url).pathname;
 
@@ -14,16 +15,7 @@ export function fixtureStdio(extra: Partial<McpServerConfig> = {}, args: string[
 }
 
 export function toolContext(opts: { attachments?: boolean; signal?: AbortSignal } = {}) {
-  return {
-    session_id: "test",
-    workspace: Deno.cwd(),
-    state: { viewed: new Map(), todos: [], shell: { cwd: Deno.cwd(), env: {} } },
-    signal: opts.signal ?? new AbortController().signal,
-    env: {},
-    attachments: opts.attachments ?? false,
-    recordChange() {},
-    stateChanged() {},
-  } satisfies ToolContext;
+  return testToolContext(Deno.cwd(), opts);
 }
 
 export function findTool(tools: Tool[], name: string): Tool {

@@ -14,21 +14,13 @@ import { createBashTool } from "../../src/tools/bash.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
 import { parseShell } from "../../src/tools/shell/parse.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { testToolContext } from "../_support/tool_context.ts";
 
 const runs = Number(Deno.args[0] ?? 200);
 const ws = await Deno.makeTempDir();
 const jobs = new JobManager();
 const tool = createBashTool({ jobs });
-const ctx: ToolContext = {
-  session_id: "bench",
-  workspace: ws,
-  state: { viewed: new Map(), todos: [], shell: { cwd: "", env: {} } },
-  signal: new AbortController().signal,
-  env: {},
-  attachments: false,
-  recordChange() {},
-  stateChanged() {},
-};
+const ctx: ToolContext = testToolContext(ws, { session_id: "bench", shellCwd: "" });
 
 async function spawn(): Promise<void> {
   await new Deno.Command("bash", {

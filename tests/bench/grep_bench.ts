@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { testToolContext } from "../_support/tool_context.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -46,16 +47,7 @@ async function generate(root: string): Promise<void> {
 }
 
 function context(workspace: string): ToolContext {
-  return {
-    session_id: "bench",
-    workspace,
-    state: { viewed: new Map(), todos: [], shell: { cwd: workspace, env: {} } },
-    signal: new AbortController().signal,
-    env: {},
-    attachments: false,
-    recordChange() {},
-    stateChanged() {},
-  };
+  return testToolContext(workspace, { session_id: "bench" });
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number[]> {

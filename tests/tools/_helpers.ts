@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import type { Access } from "../../src/permission/types.ts";
 import type { FileChange, Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+import { testToolContext } from "../_support/tool_context.ts";
 
 export interface TestContext extends ToolContext {
   changes: FileChange[];
@@ -14,12 +15,7 @@ export interface TestContext extends ToolContext {
 
 export function makeContext(workspace: string, opts: { attachments?: boolean } = {}): TestContext {
   const ctx: TestContext = {
-    session_id: "test-session",
-    workspace,
-    state: { viewed: new Map(), todos: [], shell: { cwd: workspace, env: {} } },
-    signal: new AbortController().signal,
-    env: {},
-    attachments: opts.attachments ?? false,
+    ...testToolContext(workspace, { session_id: "test-session", ...opts }),
     changes: [],
     stateChanges: 0,
     recordChange(change) {

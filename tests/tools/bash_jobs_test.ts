@@ -5,6 +5,7 @@ import { createJobKillTool } from "../../src/tools/job_kill.ts";
 import { createJobOutputTool } from "../../src/tools/job_output.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
 import type { Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+import { testToolContext } from "../_support/tool_context.ts";
 
 interface Harness {
   bash(command: string, extra?: Record<string, unknown>): Promise<ToolOutput>;
@@ -20,16 +21,7 @@ async function harness(opts: { backgroundAfterMs?: number } = {}): Promise<Harne
   const bash = createBashTool({ jobs, startupWaitMs: 150, ...opts });
   const output = createJobOutputTool({ jobs });
   const kill = createJobKillTool({ jobs });
-  const ctx: ToolContext = {
-    session_id: "s1",
-    workspace: ws,
-    state: { viewed: new Map(), todos: [], shell: { cwd: "", env: {} } },
-    signal: new AbortController().signal,
-    env: {},
-    attachments: false,
-    recordChange() {},
-    stateChanged() {},
-  };
+  const ctx: ToolContext = testToolContext(ws, { session_id: "s1", shellCwd: "" });
   const call = (tool: Tool, input: Record<string, unknown>) => tool.run(tool.parse(input), ctx);
   return {
     ctx,

@@ -6,18 +6,10 @@ import assert from "node:assert/strict";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
+import { testToolContext } from "../_support/tool_context.ts";
 
 function context(ws: string, signal = new AbortController().signal): ToolContext {
-  return {
-    session_id: "s1",
-    workspace: ws,
-    state: { viewed: new Map(), todos: [], shell: { cwd: "", env: {} } },
-    signal,
-    env: {},
-    attachments: false,
-    recordChange() {},
-    stateChanged() {},
-  };
+  return testToolContext(ws, { session_id: "s1", signal, shellCwd: "" });
 }
 
 /** Processes still in process group `pgid` (from `ps`). */
