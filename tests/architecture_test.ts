@@ -12,6 +12,7 @@ const SRC = fileURLToPath(new URL("../src/", import.meta.url));
 /** Folder → the folders it may import from (besides itself). */
 const ALLOWED: Record<string, string[]> = {
   cli: [
+    "domain",
     "app",
     "agent",
     "provider",
@@ -23,16 +24,28 @@ const ALLOWED: Record<string, string[]> = {
     "catalog",
     "util",
   ],
-  app: ["agent", "provider", "tools", "mcp", "session", "permission", "config", "catalog", "util"],
-  agent: ["provider", "tools", "mcp", "session", "permission", "catalog", "util"],
+  app: [
+    "domain",
+    "agent",
+    "provider",
+    "tools",
+    "mcp",
+    "session",
+    "permission",
+    "config",
+    "catalog",
+    "util",
+  ],
+  agent: ["domain", "provider", "tools", "mcp", "session", "permission", "catalog", "util"],
   // Types only below this line where a sibling's data shape is shared.
-  mcp: ["tools", "provider", "permission", "util"],
-  session: ["provider", "tools", "permission", "util"],
-  tools: ["provider", "permission", "util"],
-  provider: ["catalog", "util"],
-  permission: ["util"],
-  catalog: ["config", "provider", "util"],
-  config: ["util"],
+  mcp: ["domain", "tools", "provider", "permission", "util"],
+  session: ["domain", "provider", "tools", "permission", "util"],
+  tools: ["domain", "provider", "permission", "util"],
+  provider: ["catalog", "domain", "util"],
+  permission: ["domain", "util"],
+  catalog: ["config", "domain", "util"],
+  config: ["domain", "util"],
+  domain: [],
   util: [],
 };
 

@@ -3,14 +3,8 @@
  * mid-stream leaves a usable snapshot; a `retry` event empties it again so nothing
  * from the failed attempt is concatenated with the next one.
  */
-import type {
-  Message,
-  ProviderTurn,
-  ReasoningPart,
-  StreamEvent,
-  TextPart,
-  ToolCallPart,
-} from "../provider/types.ts";
+import type { ProviderTurn, StreamEvent } from "../provider/types.ts";
+import type { Message, ReasoningPart, TextPart, ToolCallPart } from "../domain/message.ts";
 
 export class AssistantDraft {
   readonly message: Message;

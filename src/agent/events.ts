@@ -2,8 +2,8 @@
  * Events of a run, in the order a consumer sees them. The stream-json renderer
  * prints them as they are (plus `"v":1`); the text renderer picks what it needs.
  */
-import type { Usage } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
+import type { Usage } from "../domain/usage.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import type { McpServerStatus } from "../mcp/status.ts";
 
 export type { McpServerStatus };

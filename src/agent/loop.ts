@@ -2,12 +2,12 @@
  * The agent loop: request, stream, run the tool calls, repeat until the model stops
  * calling tools or a limit ends the run. Everything it touches is passed in.
  */
-import type { FinishReason, Message } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
+import type { FinishReason, Message } from "../domain/message.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import { AgentError, GateError, InterruptedError, MopacError } from "../util/errors.ts";
 import { AssistantDraft } from "./draft.ts";
 import { textOf, toolCallsOf, userMessage } from "./messages.ts";
-import { addUsage, emptyUsage } from "../provider/usage.ts";
+import { addUsage, emptyUsage } from "../domain/usage.ts";
 import { failsAtEnd } from "../permission/denials.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 import { checkBudget } from "./budget.ts";

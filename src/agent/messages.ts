@@ -1,5 +1,5 @@
 /** Reading and making messages: the text of one, its tool calls, a user message. */
-import type { Message, Part, TextPart, ToolCallPart } from "../provider/types.ts";
+import type { Message, Part, TextPart, ToolCallPart } from "../domain/message.ts";
 
 /** The text parts joined; works on a message or a provider turn alike. */
 export function textOf(m: { parts: readonly Part[] }): string {

@@ -3,7 +3,8 @@
  * summary and the conversation continues from it. The session keeps the full
  * history; only what is sent shrinks.
  */
-import type { Message, Provider, ProviderTurn } from "../provider/types.ts";
+import type { Provider, ProviderTurn } from "../provider/types.ts";
+import type { Message } from "../domain/message.ts";
 import { AgentError } from "../util/errors.ts";
 import { textOf, userMessage } from "./messages.ts";
 

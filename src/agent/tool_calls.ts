@@ -3,14 +3,14 @@
  * as it exists. Consecutive `agent` calls run in parallel (sub-agents only read);
  * everything else runs in order, since later calls may depend on earlier ones.
  */
-import type { Message, ToolCallPart } from "../provider/types.ts";
+import type { Message, ToolCallPart } from "../domain/message.ts";
 import type { ToolRunResult } from "../tools/types.ts";
 import { cancelledResult } from "../tools/runner.ts";
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/args.ts";
 import { GateError } from "../util/errors.ts";
 import { afterDenial } from "../permission/denials.ts";
 import type { LoopGuard } from "./loop_guard.ts";
-import { addUsage } from "../provider/usage.ts";
+import { addUsage } from "../domain/usage.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 
 const PARALLEL_TOOLS = new Set(["agent"]);

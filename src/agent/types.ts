@@ -1,9 +1,11 @@
 /** What the agent loop is given and what it returns. The loop itself does no I/O. */
-import type { Message, Provider, Usage } from "../provider/types.ts";
+import type { Provider } from "../provider/types.ts";
+import type { Usage } from "../domain/usage.ts";
+import type { Message } from "../domain/message.ts";
 import type { ToolRunner } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
-import type { Denial } from "../permission/types.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import type { OnDeny } from "../permission/denials.ts";
 import type { Limits } from "../permission/limits.ts";
 import type { MopacError } from "../util/errors.ts";

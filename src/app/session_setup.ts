@@ -3,7 +3,7 @@
  * (`-s`), and restores what resume brings back: history (from the last summary on),
  * the model of the last assistant message, todos, viewed files and shell state.
  */
-import type { Message } from "../provider/types.ts";
+import type { Message } from "../domain/message.ts";
 import type { ToolContext, ToolState } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";

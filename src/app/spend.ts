@@ -3,7 +3,7 @@
  * is left of the run's token, cost and time limits (its spend counts against them).
  */
 import type { Limits } from "../permission/limits.ts";
-import type { Usage } from "../provider/types.ts";
+import type { Usage } from "../domain/usage.ts";
 
 export class RunSpend {
   #tokens = 0;

@@ -5,7 +5,7 @@
  */
 import { keyOf, providerEntries, type ProviderEntry, usableForBareIds } from "./providers.ts";
 import { pricingOf, type ResolveContext } from "./resolve.ts";
-import type { Pricing } from "./types.ts";
+import type { Pricing } from "../domain/usage.ts";
 
 export interface ProviderListing {
   id: string;

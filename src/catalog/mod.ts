@@ -9,4 +9,4 @@ export {
   usableForBareIds,
 } from "./providers.ts";
 export { listModels, listProviders, type ModelListing, type ProviderListing } from "./list.ts";
-export type { Pricing, ResolvedModel } from "./types.ts";
+export type { ResolvedModel } from "./types.ts";

@@ -9,7 +9,8 @@ import type { Config, ProviderModelConfig, SelectedModel } from "../config/schem
 import { ConfigError, SandboxError, UsageError } from "../util/errors.ts";
 import { type Catalog, UNLISTED_LIMITS } from "./data.ts";
 import { keyOf, providerEntries, type ProviderEntry, usableForBareIds } from "./providers.ts";
-import type { Pricing, ResolvedModel } from "./types.ts";
+import type { ResolvedModel } from "./types.ts";
+import type { Pricing } from "../domain/usage.ts";
 
 export interface ResolveContext {
   config: Config;

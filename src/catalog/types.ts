@@ -1,12 +1,4 @@
-/** Prices in USD per million tokens. */
-export interface Pricing {
-  input: number;
-  output: number;
-  /** Input tokens read back from the prompt cache. */
-  cached_input: number;
-  /** Input tokens written to the prompt cache, when the provider bills that separately. */
-  cache_write?: number;
-}
+import type { Pricing } from "../domain/usage.ts";
 
 /** A model ready to be called: catalog facts merged with config. */
 export interface ResolvedModel {

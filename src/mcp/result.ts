@@ -4,7 +4,7 @@
  * otherwise), placeholders for audio and binary blobs, and `structuredContent` as
  * JSON when the server sent no text. `isError` becomes a tool error.
  */
-import type { ImagePart } from "../provider/types.ts";
+import type { ImagePart } from "../domain/message.ts";
 import type { ToolOutput } from "../tools/types.ts";
 
 type Block = Record<string, unknown> & { type?: unknown };

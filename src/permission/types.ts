@@ -46,15 +46,6 @@ export type Decision =
   | { allow: true }
   | { allow: false; rule: string; reason: string };
 
-/** A refused call, as reported in the `result` event and the session. */
-export interface Denial {
-  tool: string;
-  tool_call_id: string;
-  input_summary: string;
-  rule: string;
-  reason: string;
-}
-
 export interface Gate {
   /** Names of the tools the active profile offers (others are not shown to the model). */
   allows(tool: string, mcp?: { server: string; tool: string }): boolean;

@@ -5,9 +5,10 @@
  * delta of the new attempt, so consumers drop the partial message first.
  */
 import type { ResolvedModel } from "../catalog/types.ts";
-import { costOf } from "../catalog/pricing.ts";
+import { costOf } from "../domain/usage.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import type { ChatRequest, FinishReason, Provider, ProviderTurn, StreamEvent } from "./types.ts";
+import type { ChatRequest, Provider, ProviderTurn, StreamEvent } from "./types.ts";
+import type { FinishReason } from "../domain/message.ts";
 import { abortError, ProviderError } from "./errors.ts";
 import { buildChatBody, type ChatBody } from "./request.ts";
 import { attemptFetch, Exchange } from "./attempt_fetch.ts";

@@ -6,7 +6,8 @@
  * except the model and streaming.
  */
 import type { ResolvedModel } from "../catalog/types.ts";
-import type { ChatRequest, ToolSpec } from "./types.ts";
+import type { ChatRequest } from "./types.ts";
+import type { ToolSpec } from "../domain/message.ts";
 import { type ReasoningEcho, toWireMessages, type WireMessage } from "./wire_messages.ts";
 import { addCacheMarkers } from "./cache_markers.ts";
 

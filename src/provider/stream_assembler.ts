@@ -7,14 +7,9 @@
  * cumulative or under `x_groq`, `finish_reason` repeated, reset to null or
  * never sent. One assembler serves one attempt: a retry starts a new one.
  */
-import type {
-  FinishReason,
-  ReasoningPart,
-  StreamEvent,
-  TextPart,
-  ToolCallPart,
-  Usage,
-} from "./types.ts";
+import type { StreamEvent } from "./types.ts";
+import type { Usage } from "../domain/usage.ts";
+import type { FinishReason, ReasoningPart, TextPart, ToolCallPart } from "../domain/message.ts";
 import { mergeDetail, type RawToolCallDelta, readDelta } from "./delta_reader.ts";
 import { parseUsage } from "./usage.ts";
 

@@ -5,7 +5,7 @@
  * `total_tokens` > prompt + completion) is billed as output, so it is counted as
  * output here too.
  */
-import type { Usage } from "./types.ts";
+import type { Usage } from "../domain/usage.ts";
 
 /** Characters per token for estimates; a rough but common rule for English and code. */
 const CHARS_PER_TOKEN = 4;
@@ -45,24 +45,6 @@ export function estimateUsage(requestChars: number, responseChars: number): Usag
     cached_input_tokens: 0,
     estimated: true,
   };
-}
-
-/** Usage of nothing yet: where totals start. */
-export function emptyUsage(): Usage {
-  return { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0 };
-}
-
-/** Sum of usages (for totals across turns). Estimated when any part was. */
-export function addUsage(a: Usage, b: Usage): Usage {
-  const sum: Usage = {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
-  };
-  const reasoning = (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0);
-  if (reasoning > 0) sum.reasoning_tokens = reasoning;
-  if (a.estimated || b.estimated) sum.estimated = true;
-  return sum;
 }
 
 function num(v: unknown): number | undefined {

@@ -4,7 +4,7 @@
  * `image_url` parts (dropped with a note when the model takes none), and
  * reasoning sent back only where the provider expects it.
  */
-import type { ImagePart, Message, Part, ToolResultPart } from "./types.ts";
+import type { ImagePart, Message, Part, ToolResultPart } from "../domain/message.ts";
 
 export type WireMessage = Record<string, unknown> & { role: string };
 

@@ -4,8 +4,8 @@
  * retried later and never holds up the file. Without a file, lock and index (the
  * ephemeral store) the same handle keeps the session in memory only.
  */
-import type { Message } from "../provider/types.ts";
-import type { FileChange } from "../tools/types.ts";
+import type { Message } from "../domain/message.ts";
+import type { FileChange } from "../domain/tool_records.ts";
 import type { FileChangeRecord, SessionHeader, SessionMeta, SessionRecord } from "./types.ts";
 import type { LoadedSession, SessionHandle, StoreOptions } from "./store_types.ts";
 import { asRecord, finishProblem, messageProblem } from "./records.ts";

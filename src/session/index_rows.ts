@@ -1,5 +1,5 @@
 /** Row shapes of `index.db` and their mapping to the store's types. */
-import type { Message } from "../provider/types.ts";
+import type { Message } from "../domain/message.ts";
 import type { FileChangeRecord } from "./types.ts";
 import type { SearchHit, SessionSummary } from "./store_types.ts";
 

@@ -5,7 +5,7 @@
  * Streaming snapshots wait in a queue (one slot per message id, so a burst of
  * snapshots becomes one line) until the debounce timer or an explicit flush.
  */
-import type { Message } from "../provider/types.ts";
+import type { Message } from "../domain/message.ts";
 import type { SessionRecord } from "./types.ts";
 import { normalizeFinish } from "./records.ts";
 

@@ -2,7 +2,7 @@
  * A session as Markdown (`mopac sessions export --format markdown`): readable by a
  * person, in order, with tool calls and results as fenced blocks.
  */
-import type { Message, Part } from "../provider/types.ts";
+import type { Message, Part } from "../domain/message.ts";
 import type { LoadedSession } from "./store_types.ts";
 
 const RESULT_LIMIT = 4000;

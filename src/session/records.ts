@@ -4,22 +4,16 @@
  * the loop got wrong before it reaches the file. Unknown extra fields are kept, so a
  * newer mopac's files still load.
  */
-import type { Message, Part } from "../provider/types.ts";
+import { FINISH_REASONS, type Message, type Part, ROLES } from "../domain/message.ts";
+import { TODO_STATUSES } from "../domain/tool_records.ts";
 import type { FileChangeRecord, MessageRecord, SessionHeader, SessionMeta } from "./types.ts";
 import type { SessionRecord } from "./types.ts";
 
 type Obj = Record<string, unknown>;
 
-const ROLES = new Set(["system", "user", "assistant", "tool"]);
-const FINISH_REASONS = new Set([
-  "stop",
-  "tool_calls",
-  "length",
-  "content_filter",
-  "error",
-  "cancelled",
-]);
-const TODO_STATUS = new Set(["pending", "in_progress", "completed"]);
+const ROLE_SET = new Set<string>(ROLES);
+const FINISH_REASON_SET = new Set<string>(FINISH_REASONS);
+const TODO_STATUS_SET = new Set<string>(TODO_STATUSES);
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 const isNum = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v);
@@ -55,7 +49,7 @@ function partProblem(p: unknown): string | undefined {
     case "image":
       return isImage(p) ? undefined : "image part needs mime_type and data";
     case "finish":
-      return FINISH_REASONS.has(p.reason as string) && isNum(p.at) && opt(p.message, isStr)
+      return FINISH_REASON_SET.has(p.reason as string) && isNum(p.at) && opt(p.message, isStr)
         ? undefined
         : "finish part needs a known reason and a numeric `at`";
     default:
@@ -73,7 +67,7 @@ function isUsage(u: unknown): boolean {
 export function messageProblem(m: unknown): string | undefined {
   if (!isObj(m)) return "message is not an object";
   if (!isStr(m.id) || m.id === "") return "message without an id";
-  if (!ROLES.has(m.role as string)) {
+  if (!ROLE_SET.has(m.role as string)) {
     return `message ${m.id}: unknown role ${JSON.stringify(m.role)}`;
   }
   if (!Array.isArray(m.parts)) return `message ${m.id}: parts is not an array`;
@@ -125,7 +119,7 @@ function isMeta(r: Obj): r is Obj & SessionMeta {
     opt(r.summary_message_id, isStr) &&
     opt(r.todos, (t) =>
       Array.isArray(t) &&
-      t.every((i) => isObj(i) && isStr(i.content) && TODO_STATUS.has(i.status as string))) &&
+      t.every((i) => isObj(i) && isStr(i.content) && TODO_STATUS_SET.has(i.status as string))) &&
     opt(r.viewed, (v) => isStrMap(v, isNum)) &&
     opt(r.shell, (s) => isObj(s) && isStr(s.cwd) && isStrMap(s.env, isStr)) &&
     opt(r.usage, isUsage) && opt(r.cost_usd, isNum) &&

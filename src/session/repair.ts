@@ -8,7 +8,7 @@
  * - every call of an assistant message is answered before the next non-tool message;
  * - an assistant message has text or tool calls; call ids are unique; arguments are JSON.
  */
-import type { Message, Part, ToolCallPart, ToolResultPart } from "../provider/types.ts";
+import type { Message, Part, ToolCallPart, ToolResultPart } from "../domain/message.ts";
 
 export const INTERRUPTED_RESULT = "Tool execution was interrupted before it returned a result.";
 

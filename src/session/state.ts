@@ -4,8 +4,8 @@
  * denials. The reader, the writer and the ephemeral store all use this one fold, so a
  * session looks the same whether it was just written or read back.
  */
-import type { Message, TextPart } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
+import type { Message, TextPart } from "../domain/message.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import { type FileChangeRecord, SESSION_FORMAT_VERSION } from "./types.ts";
 import type { SessionHeader, SessionRecord } from "./types.ts";
 import type {

@@ -3,8 +3,8 @@
  * a handle per open session (the loop's SessionWriter plus load and close), and the
  * summaries the index keeps.
  */
-import type { Message } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
+import type { Message } from "../domain/message.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import type { FileChangeRecord, SessionHeader, SessionMeta, SessionWriter } from "./types.ts";
 
 /** One row of the session list (from the index; derived from the JSONL file). */

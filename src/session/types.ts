@@ -2,9 +2,10 @@
  * The session as the agent loop writes it. The JSONL file (DESIGN §6) is the
  * source of truth; the SQLite index is derived from it.
  */
-import type { Message, Usage } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
-import type { FileChange, TodoItem } from "../tools/types.ts";
+import type { Usage } from "../domain/usage.ts";
+import type { Message } from "../domain/message.ts";
+import type { Denial } from "../domain/tool_records.ts";
+import type { FileChange, TodoItem } from "../domain/tool_records.ts";
 
 export const SESSION_FORMAT_VERSION = 1;
 

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { jsonSchemaOf, parseArgs } from "./args.ts";
-import type { Usage } from "../provider/types.ts";
-import type { Denial } from "../permission/types.ts";
+import type { Usage } from "../domain/usage.ts";
+import type { Denial } from "../domain/tool_records.ts";
 
 export interface AgentResult {
   text: string;

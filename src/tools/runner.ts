@@ -3,8 +3,9 @@
  * gate, run, truncate. Anything that goes wrong here becomes a tool error the model
  * can read; only the loop decides whether a run ends.
  */
-import type { ToolCallPart, ToolResultPart, ToolSpec } from "../provider/types.ts";
-import type { Denial, Gate } from "../permission/types.ts";
+import type { ToolCallPart, ToolResultPart, ToolSpec } from "../domain/message.ts";
+import type { Gate } from "../permission/types.ts";
+import type { Denial } from "../domain/tool_records.ts";
 import { ToolInputError } from "../util/errors.ts";
 import { type TruncateLimits, truncateOutput } from "./truncate.ts";
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from "./args.ts";

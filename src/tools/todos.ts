@@ -4,12 +4,13 @@
  * session has it back.
  */
 import { z } from "zod";
-import type { TodoItem, Tool } from "./types.ts";
+import type { Tool } from "./types.ts";
+import { TODO_STATUSES, type TodoItem } from "../domain/tool_records.ts";
 import { jsonSchemaOf, parseArgs } from "./args.ts";
 
 const itemSchema = z.object({
   content: z.string().trim().min(1).describe('What needs to be done, imperative ("Run tests")'),
-  status: z.enum(["pending", "in_progress", "completed"]).describe(
+  status: z.enum(TODO_STATUSES).describe(
     "pending, in_progress or completed",
   ),
   active_form: z.string().optional().describe('Present continuous form ("Running tests")'),

@@ -3,29 +3,10 @@
  * (`registry.ts`); MCP tools are adapted to the same interface. Every call goes
  * through `runner.ts`: validate, gate, run, truncate, record.
  */
-import type {
-  ImagePart,
-  ToolCallPart,
-  ToolResultPart,
-  ToolSpec,
-  Usage,
-} from "../provider/types.ts";
-import type { Access, Denial } from "../permission/types.ts";
-
-/** One before/after pair of a file changed by a tool. */
-export interface FileChange {
-  path: string;
-  /** null when the file did not exist. */
-  before: string | null;
-  after: string | null;
-}
-
-export interface TodoItem {
-  content: string;
-  status: "pending" | "in_progress" | "completed";
-  /** The present-continuous form shown while the item is in progress (crush). */
-  active_form?: string;
-}
+import type { Usage } from "../domain/usage.ts";
+import type { ImagePart, ToolCallPart, ToolResultPart, ToolSpec } from "../domain/message.ts";
+import type { Access } from "../permission/types.ts";
+import type { Denial, FileChange, TodoItem } from "../domain/tool_records.ts";
 
 /**
  * State that lives as long as the session: which files were viewed when (edits need

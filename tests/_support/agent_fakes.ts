@@ -1,12 +1,6 @@
 /** Fakes for the edges of the agent loop: a scripted provider, a recording store, a clock. */
-import type {
-  ChatRequest,
-  Message,
-  Provider,
-  ProviderTurn,
-  StreamEvent,
-  ToolCallPart,
-} from "../../src/provider/types.ts";
+import type { ChatRequest, Provider, ProviderTurn, StreamEvent } from "../../src/provider/types.ts";
+import type { Message, ToolCallPart } from "../../src/domain/message.ts";
 import type { SessionMeta, SessionWriter } from "../../src/session/types.ts";
 import type { ToolRunner, ToolRunResult } from "../../src/tools/types.ts";
 import type { Clock } from "../../src/util/clock.ts";

@@ -24,7 +24,7 @@ function setup(steps: Parameters<typeof scriptedProvider>[0], runner = echoRunne
     clock: fakeClock(),
     emit: (e: AgentEvent) => events.push(e),
     newId: idSequence(),
-    repair: (m: import("../../src/provider/types.ts").Message[]) => m,
+    repair: (m: import("../../src/domain/message.ts").Message[]) => m,
   };
   const input = (over: Partial<LoopInput> = {}): LoopInput => ({
     system: "sys",
@@ -205,7 +205,7 @@ Deno.test("a sub-agent's denials count as the run's; --on-deny stop ends after i
   }];
   const runner = {
     ...echoRunner(),
-    run: (call: import("../../src/provider/types.ts").ToolCallPart) =>
+    run: (call: import("../../src/domain/message.ts").ToolCallPart) =>
       Promise.resolve({
         result: {
           type: "tool_result" as const,

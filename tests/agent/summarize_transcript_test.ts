@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { transcript, writeSummary } from "../../src/agent/summarize.ts";
-import type { Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/domain/message.ts";
 import { scriptedProvider, textStep } from "../_support/agent_fakes.ts";
 
 function msg(role: Message["role"], text: string, n: number): Message {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { openSessionStore, repairForRequest } from "../../src/session/mod.ts";
 import { newSessionId, shortIdOf } from "../../src/session/ids.ts";
 import { parseSession } from "../../src/session/reader.ts";
-import type { Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/domain/message.ts";
 
 const RUNS = 7;
 

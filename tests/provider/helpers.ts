@@ -5,7 +5,8 @@
  */
 import type { ResolvedModel } from "../../src/catalog/types.ts";
 import type { Clock } from "../../src/util/clock.ts";
-import type { ChatRequest, StreamEvent, ToolSpec } from "../../src/provider/types.ts";
+import type { ChatRequest, StreamEvent } from "../../src/provider/types.ts";
+import type { ToolSpec } from "../../src/domain/message.ts";
 import type { RecordedResponse } from "../_support/provider_fixtures.ts";
 
 export function testModel(over: Partial<ResolvedModel> = {}): ResolvedModel {

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { buildChatBody } from "../../src/provider/request.ts";
 import { createProvider } from "../../src/provider/provider.ts";
-import type { ChatRequest, Message, Part, ToolSpec } from "../../src/provider/types.ts";
+import type { ChatRequest } from "../../src/provider/types.ts";
+import type { Message, Part, ToolSpec } from "../../src/domain/message.ts";
 import { ok, scriptedFetch, sse, testModel, userRequest, WEATHER_TOOL } from "./helpers.ts";
 
 const T = 1_700_000_000_000;

@@ -5,7 +5,7 @@
  * Usage: deno run --allow-read=DIR --allow-write=DIR _crash_writer.ts DIR
  */
 import { openSessionStore } from "../../src/session/mod.ts";
-import type { Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/domain/message.ts";
 
 const [dataDir] = Deno.args;
 const store = await openSessionStore(dataDir, { debounceMs: 5 });

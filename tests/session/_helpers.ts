@@ -1,5 +1,6 @@
 /** Builders and temp dirs shared by the session tests. */
-import type { Message, Part, Usage } from "../../src/provider/types.ts";
+import type { Usage } from "../../src/domain/usage.ts";
+import type { Message, Part } from "../../src/domain/message.ts";
 
 let seq = 0;
 

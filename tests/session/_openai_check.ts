@@ -3,7 +3,7 @@
  * as the provider will send it (each tool_result part becomes one `tool` message).
  * Throws an Error naming the first violation.
  */
-import type { Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/domain/message.ts";
 
 export function checkOpenAiSequence(messages: Message[]): void {
   const seen = new Set<string>();

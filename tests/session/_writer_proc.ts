@@ -5,7 +5,7 @@
  * Usage: deno run --allow-read=DIR --allow-write=DIR _writer_proc.ts DIR K
  */
 import { openSessionStore } from "../../src/session/mod.ts";
-import type { Message } from "../../src/provider/types.ts";
+import type { Message } from "../../src/domain/message.ts";
 
 const [dataDir, kArg] = Deno.args;
 const k = Number(kArg);

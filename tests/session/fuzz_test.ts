@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Message, Part } from "../../src/provider/types.ts";
+import type { Message, Part } from "../../src/domain/message.ts";
 import { parseSession } from "../../src/session/reader.ts";
 import { openSessionStore } from "../../src/session/mod.ts";
 import { rng, withDataDir } from "./_helpers.ts";

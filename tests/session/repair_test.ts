@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Message, Part } from "../../src/provider/types.ts";
+import type { Message, Part } from "../../src/domain/message.ts";
 import { INTERRUPTED_RESULT, repairForRequest } from "../../src/session/mod.ts";
 import { checkOpenAiSequence } from "./_openai_check.ts";
 import { call, finish, msg, result, rng, text } from "./_helpers.ts";

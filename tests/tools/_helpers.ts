@@ -5,7 +5,8 @@
  */
 import * as path from "node:path";
 import type { Access } from "../../src/permission/types.ts";
-import type { FileChange, Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+import type { Tool, ToolContext, ToolOutput } from "../../src/tools/types.ts";
+import type { FileChange } from "../../src/domain/tool_records.ts";
 import { testToolContext } from "../_support/tool_context.ts";
 
 export interface TestContext extends ToolContext {

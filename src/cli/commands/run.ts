@@ -10,7 +10,7 @@ import { createRenderer } from "../render/renderer.ts";
 import { endingOf, EXIT } from "../exit_codes.ts";
 import { reportError } from "../mod.ts";
 import { InterruptedError, MopacError, UsageError } from "../../util/errors.ts";
-import { emptyUsage } from "../../provider/usage.ts";
+import { emptyUsage } from "../../domain/usage.ts";
 import type { ResultEvent } from "../../agent/events.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { EXIT } from "../exit_codes.ts";
 import { describeSession, openSessionStore, sessionToMarkdown } from "../../session/mod.ts";
 import type { LoadedSession, SessionStore, SessionSummary } from "../../session/mod.ts";
-import type { Message } from "../../provider/types.ts";
+import type { Message } from "../../domain/message.ts";
 
 export interface SessionsCommandIo {
   stdout(s: string): void;

@@ -1,0 +1,31 @@
+/**
+ * What tool calls leave behind in a session besides messages: file changes, the
+ * todo list, and refused calls. The session file stores these shapes.
+ */
+
+/** One before/after pair of a file changed by a tool. */
+export interface FileChange {
+  path: string;
+  /** null when the file did not exist. */
+  before: string | null;
+  after: string | null;
+}
+
+/** Every status a todo item can have. */
+export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
+
+export interface TodoItem {
+  content: string;
+  status: typeof TODO_STATUSES[number];
+  /** The present-continuous form shown while the item is in progress (crush). */
+  active_form?: string;
+}
+
+/** A refused call, as reported in the `result` event and the session. */
+export interface Denial {
+  tool: string;
+  tool_call_id: string;
+  input_summary: string;
+  rule: string;
+  reason: string;
+}
