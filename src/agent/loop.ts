@@ -8,9 +8,9 @@ import { AgentError, GateError, InterruptedError, MopacError } from "../util/err
 import { AssistantDraft } from "./draft.ts";
 import { textOf, toolCallsOf, userMessage } from "./messages.ts";
 import { addUsage, emptyUsage } from "../domain/usage.ts";
-import { failsAtEnd } from "../permission/denials.ts";
+import { failsAtEnd } from "./limits.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
-import { checkBudget } from "./budget.ts";
+import { checkBudget } from "./limits.ts";
 import { LoopGuard } from "./loop_guard.ts";
 import { runToolCalls } from "./tool_calls.ts";
 import { answerRetryPrompt, MAX_ANSWER_RETRIES } from "./answer_check.ts";

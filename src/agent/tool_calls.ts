@@ -8,7 +8,7 @@ import type { ToolRunResult } from "../tools/types.ts";
 import { cancelledResult } from "../tools/runner.ts";
 import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/args.ts";
 import { GateError } from "../util/errors.ts";
-import { afterDenial } from "../permission/denials.ts";
+import { afterDenial } from "./limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
 import { addUsage } from "../domain/usage.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";

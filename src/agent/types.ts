@@ -6,14 +6,10 @@ import type { ToolRunner } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Denial } from "../domain/tool_records.ts";
-import type { OnDeny } from "../permission/denials.ts";
-import type { Limits } from "../permission/limits.ts";
+import type { Limits, OnDeny } from "./limits.ts";
 import type { MopacError } from "../util/errors.ts";
 import type { AgentEvent } from "./events.ts";
 import type { Summarizer } from "./summarize.ts";
-
-// The policies are the permission layer's; the loop applies them.
-export type { Limits, OnDeny };
 
 export interface LoopDeps {
   provider: Provider;

@@ -9,6 +9,7 @@ import type { ContextFile, EnvironmentInfo } from "../agent/system_prompt.ts";
 import { foldersFromRoot, userDirs } from "../config/paths.ts";
 import { readEnv } from "../util/env.ts";
 import { gitInfo } from "./git_info.ts";
+import { granted } from "../deno_perms/needs.ts";
 
 /**
  * Looked for in every folder from the git root down to the cwd, in this order, each
@@ -164,13 +165,9 @@ async function walk(dir: string, out: string[], depth = 0): Promise<void> {
   }
 }
 
-/** True when the sandbox lets us read `path`; never prompts. */
+/** True when Deno's permissions let us read `path`; never prompts. */
 export function canRead(path: string): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "read", path }).state === "granted";
-  } catch {
-    return false;
-  }
+  return granted({ name: "read", path });
 }
 
 export function expandHome(path: string, home: string | undefined): string {

@@ -5,6 +5,7 @@
  * or git is slow. Each command is bounded in time and in output size.
  */
 import { readAtMost } from "../util/bytes.ts";
+import { granted } from "../deno_perms/needs.ts";
 
 export interface GitInfo {
   branch: string;
@@ -33,11 +34,7 @@ export async function gitInfo(cwd: string): Promise<GitInfo | undefined> {
 }
 
 function gitAllowed(): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "run", command: "git" }).state === "granted";
-  } catch {
-    return false;
-  }
+  return granted({ name: "run", command: "git" });
 }
 
 /** Output of one git command, or undefined when it failed, was too slow or could not start. */

@@ -2,7 +2,7 @@
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
  * flags fit this shape; the app does not depend on how they were parsed.
  */
-import type { OnDeny } from "../agent/types.ts";
+import type { OnDeny } from "../agent/limits.ts";
 
 export interface RunOptions {
   cwd?: string;

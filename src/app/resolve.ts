@@ -8,10 +8,10 @@ import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { type Profile, resolveProfile } from "../permission/profiles.ts";
-import { resolveLimits } from "../permission/limits.ts";
-import { type Need, permissionNeeds, requiredNeeds } from "../permission/sandbox.ts";
+import { resolveLimits } from "../agent/limits.ts";
+import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
-import type { Limits } from "../agent/types.ts";
+import type { Limits } from "../agent/limits.ts";
 import { readEnv } from "../util/env.ts";
 import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
@@ -136,7 +136,7 @@ function strictEnv(name: string): string | undefined {
 }
 
 function requireRead(path: string): void {
-  if (Deno.permissions.querySync({ name: "read", path }).state === "granted") return;
+  if (granted({ name: "read", path })) return;
   throw new SandboxError(
     `Deno's permissions do not let mopac read the working directory ${path} ` +
       "(its config files and workspace)",

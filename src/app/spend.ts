@@ -2,7 +2,7 @@
  * What a run has spent so far, so that a sub-agent started mid-run gets only what
  * is left of the run's token, cost and time limits (its spend counts against them).
  */
-import type { Limits } from "../permission/limits.ts";
+import type { Limits } from "../agent/limits.ts";
 import type { Usage } from "../domain/usage.ts";
 
 export class RunSpend {

@@ -7,7 +7,7 @@ import type { Provider } from "../provider/types.ts";
 import type { SessionStore } from "../session/mod.ts";
 import { repairForRequest } from "../session/mod.ts";
 import type { AgentRunner } from "../tools/agent.ts";
-import type { Redactor } from "../permission/secrets.ts";
+import type { Redactor } from "../secrets/redactor.ts";
 import { resolveProfile } from "../permission/profiles.ts";
 import { resolveModel } from "../catalog/mod.ts";
 import { createProvider } from "../provider/provider.ts";

@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { UsageError } from "../util/errors.ts";
 import type { OutputFormat } from "./render/renderer.ts";
-import { type OnDeny, parseOnDeny } from "../permission/denials.ts";
+import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
 
 export interface RunArgs {
   prompt: string[];

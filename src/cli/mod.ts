@@ -7,7 +7,7 @@ import { type Io, processIo } from "./io.ts";
 import { MAIN_HELP, VERSION } from "./help.ts";
 import { MopacError } from "../util/errors.ts";
 import { readEnv } from "../util/env.ts";
-import { explainNotCapable, isNotCapable } from "../permission/not_capable.ts";
+import { explainNotCapable, isNotCapable } from "../deno_perms/not_capable.ts";
 
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;

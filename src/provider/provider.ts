@@ -19,6 +19,7 @@ import { StreamAssembler } from "./stream_assembler.ts";
 import { decideRetry, DEFAULT_RETRY_POLICY, formatMs, type RetryPolicy } from "./retry.ts";
 import { estimateUsage } from "./usage.ts";
 import { Recorder, replayFetch } from "./record_replay.ts";
+import { cassetteSecrets } from "../secrets/sources.ts";
 
 export interface ProviderOptions {
   clock?: Clock;
@@ -51,7 +52,9 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   const base: typeof fetch = opts.replayPath
     ? replayFetch(opts.replayPath)
     : opts.fetch ?? ((input, init) => fetch(input, init));
-  const recorder = opts.recordPath ? new Recorder(opts.recordPath, secretsOf(model)) : undefined;
+  const recorder = opts.recordPath
+    ? new Recorder(opts.recordPath, cassetteSecrets(model))
+    : undefined;
   const errorContext = (): ErrorContext => ({
     label,
     providerId: model.provider_id,
@@ -195,14 +198,4 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   }
 
   return { label, complete };
-}
-
-/** Values that must never reach a cassette: the key and auth-like extra headers. */
-function secretsOf(model: ResolvedModel): string[] {
-  const out: string[] = [];
-  if (model.api_key) out.push(model.api_key);
-  for (const [k, v] of Object.entries(model.extra_headers ?? {})) {
-    if (/auth|key|token|secret|cookie/i.test(k)) out.push(v.replace(/^Bearer\s+/i, ""), v);
-  }
-  return out;
 }

@@ -9,20 +9,18 @@
 import { ProviderError } from "./errors.ts";
 import { UsageError } from "../util/errors.ts";
 import type { Exchange } from "./attempt_fetch.ts";
+import { CREDENTIAL_FIELD, REDACTED, type Redactor } from "../secrets/redactor.ts";
 
 export interface CassetteEntry {
   request: { path: string; body: unknown };
   response: { status: number; headers: Record<string, string>; body: string };
 }
 
-const REDACTED = "[REDACTED]";
-const SECRET_KEYS =
-  /^(api[-_]?key|x-api-key|authorization|proxy-authorization|password|secret|client[-_]?secret|access[-_]?token|refresh[-_]?token|token|cookie|set-cookie)$/i;
 /** Dropped on record: they describe the original transfer, not this body. */
 const TRANSFER_HEADERS = /^(content-length|content-encoding|transfer-encoding)$/i;
 
 export class Recorder {
-  constructor(private readonly path: string, private readonly secrets: string[] = []) {
+  constructor(private readonly path: string, private readonly secrets: Redactor) {
     // A cassette that cannot be written fails the run before the model acts, not after.
     try {
       Deno.writeTextFileSync(path, "", { append: true });
@@ -45,7 +43,7 @@ export class Recorder {
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(ex.headers)) {
-      if (!SECRET_KEYS.test(k) && !TRANSFER_HEADERS.test(k)) headers[k] = this.hide(v);
+      if (!CREDENTIAL_FIELD.test(k) && !TRANSFER_HEADERS.test(k)) headers[k] = this.hide(v);
     }
     const entry: CassetteEntry = {
       request: { path: urlPath(ex.url), body: this.scrub(body) },
@@ -66,7 +64,7 @@ export class Recorder {
     if (Array.isArray(v)) return v.map((x) => this.scrub(x));
     if (v && typeof v === "object") {
       return Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k, SECRET_KEYS.test(k) ? REDACTED : this.scrub(x)]),
+        Object.entries(v).map(([k, x]) => [k, CREDENTIAL_FIELD.test(k) ? REDACTED : this.scrub(x)]),
       );
     }
     return v;
@@ -74,11 +72,7 @@ export class Recorder {
 
   /** Removes every known secret value wherever it appears in a string. */
   private hide(s: string): string {
-    let out = s;
-    for (const secret of this.secrets) {
-      if (secret.length >= 4) out = out.replaceAll(secret, REDACTED);
-    }
-    return out;
+    return this.secrets.redact(s);
   }
 }
 

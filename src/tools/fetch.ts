@@ -10,7 +10,7 @@ import { truncateOutput } from "./truncate.ts";
 import { jsonSchemaOf, parseArgs } from "./args.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { looksBinary } from "./fs/text.ts";
-import { hostOf } from "../permission/sandbox.ts";
+import { hostOf } from "../deno_perms/needs.ts";
 import { readAtMost } from "../util/bytes.ts";
 
 export interface FetchToolOptions {

@@ -9,7 +9,7 @@ import { EXIT } from "../exit_codes.ts";
 import { MAIN_HELP } from "../help.ts";
 import { UsageError } from "../../util/errors.ts";
 import { readEnv } from "../../util/env.ts";
-import { runSecrets } from "../../app/secrets.ts";
+import { runSecrets } from "../../secrets/sources.ts";
 import { configJsonSchema, loadConfig, type LoadedConfig, logsDir } from "../../config/mod.ts";
 
 const COMMON = {
@@ -149,7 +149,7 @@ function configCommand(args: string[], loaded: LoadedConfig, io: Io): number {
 async function sandboxCommand(args: string[], io: Io): Promise<number> {
   const run = parseRunArgs(args);
   const { resolveRun } = await import("../../app/resolve.ts");
-  const { sandboxFlags } = await import("../../permission/sandbox.ts");
+  const { sandboxFlags } = await import("../../deno_perms/needs.ts");
   const resolved = await resolveRun(run);
   const flags = sandboxFlags(resolved.needs);
   io.out(flags.join(" ") + "\n");

@@ -12,6 +12,7 @@
  */
 import * as path from "node:path";
 import type { SearchMatch, SearchRequest } from "./search_js.ts";
+import { granted } from "../../deno_perms/needs.ts";
 
 interface RgText {
   text?: string;
@@ -66,11 +67,7 @@ export async function searchWithRg(req: SearchRequest, rg: string): Promise<Sear
 
 /** Spawning a command Deno has not granted would prompt on a terminal; never try. */
 function mayRun(rg: string): boolean {
-  try {
-    return Deno.permissions.querySync({ name: "run", command: rg }).state === "granted";
-  } catch {
-    return false;
-  }
+  return granted({ name: "run", command: rg });
 }
 
 function isPatternError(stderr: Uint8Array): boolean {

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { parseDuration, resolveLimits } from "../../src/permission/limits.ts";
+import {
+  afterDenial,
+  failsAtEnd,
+  parseDuration,
+  parseOnDeny,
+  resolveLimits,
+} from "../../src/agent/limits.ts";
 import { ConfigError, UsageError } from "../../src/util/errors.ts";
 
 Deno.test("durations: units, compounds, bare seconds", () => {
@@ -68,4 +74,17 @@ Deno.test("bad config values → ConfigError naming the key", () => {
   );
   // A valid flag hides an invalid lower layer: that value is never used.
   assert.equal(resolveLimits({ max_turns: 3 }, undefined, { max_turns: -1 }).max_turns, 3);
+});
+
+Deno.test("--on-deny policy", () => {
+  assert.equal(parseOnDeny(undefined), "continue");
+  assert.equal(parseOnDeny("stop"), "stop");
+  assert.throws(() => parseOnDeny("halt"), UsageError);
+  assert.equal(afterDenial("continue"), "continue");
+  assert.equal(afterDenial("fail"), "continue");
+  assert.equal(afterDenial("stop"), "stop");
+  assert.equal(failsAtEnd("continue", 3), false);
+  assert.equal(failsAtEnd("fail", 0), false);
+  assert.equal(failsAtEnd("fail", 1), true);
+  assert.equal(failsAtEnd("stop", 1), true);
 });

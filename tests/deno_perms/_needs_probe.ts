@@ -4,8 +4,8 @@
  * SandboxError names on stderr with exit 2 (what the CLI does with it).
  */
 import { join } from "node:path";
-import { type Need, preflight } from "../../src/permission/sandbox.ts";
-import { explainNotCapable, isNotCapable } from "../../src/permission/not_capable.ts";
+import { type Need, preflight } from "../../src/deno_perms/needs.ts";
+import { explainNotCapable, isNotCapable } from "../../src/deno_perms/not_capable.ts";
 import { SandboxError } from "../../src/util/errors.ts";
 
 const needs: Need[] = JSON.parse(Deno.args[0]);

@@ -1,10 +1,11 @@
 /**
- * Deno's permissions as the outer sandbox. From what a run will use (data dir,
- * config files, workspace, provider, MCP servers, offered tools, env vars) this
+ * Deno's permissions, which confine mopac's own process (the OS jail, which confines
+ * the processes the model starts, is another matter). From what a run will use (data
+ * dir, config files, workspace, providers, MCP servers, offered tools, env vars) this
  * derives the Deno permissions it cannot do without, checks them at start
  * (`preflight`, exit 2 naming the flag to add) and prints the narrowest flags for
  * `mopac sandbox`. Extras a run can live without (git details, rg, the host name in
- * a lock file) are never required here: their users skip them when not granted.
+ * a lock file) are never required here: their users ask `granted` and skip them.
  */
 import { SandboxError } from "../util/errors.ts";
 
@@ -138,15 +139,18 @@ export function flagFor(need: Need): string {
   }
 }
 
-/** The needs Deno does not grant right now ("prompt" counts as not granted: we never ask). */
+/** Whether Deno grants `desc` now; "prompt" counts as not granted, since mopac never asks. */
+export function granted(desc: Deno.PermissionDescriptor): boolean {
+  try {
+    return Deno.permissions.querySync(desc).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/** The needs Deno does not grant right now. */
 function missingNeeds(needs: readonly Need[]): Need[] {
-  return needs.filter((need) => {
-    try {
-      return Deno.permissions.querySync(descriptor(need)).state !== "granted";
-    } catch {
-      return true;
-    }
-  });
+  return needs.filter((need) => !granted(descriptor(need)));
 }
 
 /** Throws SandboxError naming every missing flag when any need is not granted. */

@@ -1,11 +1,15 @@
 /**
- * The budget of one run: flags over the agent profile over config `limits`, field
- * by field. A limit left out everywhere is no limit. Bad values are errors of their
- * source: a flag → UsageError, config → ConfigError naming the key (both exit 2).
+ * What ends a run besides the agent finishing, as the loop applies it:
+ *  - the budget (turns, tokens, cost, time): flags over the agent profile over config
+ *    `limits`, field by field. A limit left out everywhere is no limit. Bad values are
+ *    errors of their source: a flag → UsageError, config → ConfigError naming the key
+ *    (both exit 2). Reaching one is a BudgetError (exit 4).
+ *  - `--on-deny`: whether a refused tool call ends the run (exit 3).
  */
-import { ConfigError, UsageError } from "../util/errors.ts";
-import type { DurationInput, LimitsInput } from "./config_shape.ts";
+import { BudgetError, ConfigError, UsageError } from "../util/errors.ts";
+import type { DurationInput, LimitsInput } from "../permission/config_shape.ts";
 import { parseDurationSeconds } from "../util/duration.ts";
+import type { RunTotals } from "./types.ts";
 
 export interface Limits {
   /** Model requests. */
@@ -16,6 +20,31 @@ export interface Limits {
   max_cost?: number;
   /** Wall-clock milliseconds. */
   timeout_ms?: number;
+}
+
+/** Stops the run before a request that a limit no longer allows. */
+export function checkBudget(limits: Limits, totals: RunTotals, elapsedMs: number): void {
+  if (limits.max_turns !== undefined && totals.turns >= limits.max_turns) {
+    throw new BudgetError("turns", `max turns reached (${limits.max_turns})`);
+  }
+  const tokens = totals.usage.input_tokens + totals.usage.output_tokens;
+  if (limits.max_tokens !== undefined && tokens >= limits.max_tokens) {
+    throw new BudgetError("tokens", `max tokens reached (${tokens} of ${limits.max_tokens})`);
+  }
+  if (limits.max_cost !== undefined && totals.cost_usd >= limits.max_cost) {
+    throw new BudgetError(
+      "cost",
+      `max cost reached ($${totals.cost_usd.toFixed(4)} of $${limits.max_cost})`,
+    );
+  }
+  if (limits.timeout_ms !== undefined && elapsedMs >= limits.timeout_ms) {
+    throw timeoutReached(limits.timeout_ms);
+  }
+}
+
+/** The end of a run that used up `--timeout`: between turns (above), or mid-turn (the app's timer). */
+export function timeoutReached(timeoutMs: number): BudgetError {
+  return new BudgetError("time", `timeout reached (${timeoutMs / 1000} s)`);
 }
 
 type Source = { kind: "flag" } | { kind: "config"; prefix: string };
@@ -89,4 +118,27 @@ export function parseDuration(value: DurationInput, where: string): number {
     );
   }
   return Math.round(seconds * 1000);
+}
+
+/** `--on-deny`: continue (default), fail (go on, exit 3 at the end), stop (exit 3 at once). */
+export const ON_DENY_MODES = ["continue", "fail", "stop"] as const;
+export type OnDeny = typeof ON_DENY_MODES[number];
+
+/** The `--on-deny` flag's value; not given means `continue`. */
+export function parseOnDeny(value: string | undefined): OnDeny {
+  if (value === undefined) return "continue";
+  if ((ON_DENY_MODES as readonly string[]).includes(value)) return value as OnDeny;
+  throw new UsageError(`unknown --on-deny mode '${value}'`, {
+    hint: "use continue, fail or stop",
+  });
+}
+
+/** What the loop does right after a denial. */
+export function afterDenial(policy: OnDeny): "continue" | "stop" {
+  return policy === "stop" ? "stop" : "continue";
+}
+
+/** Whether a run that otherwise finished ends as a gate failure (exit 3). */
+export function failsAtEnd(policy: OnDeny, denials: number): boolean {
+  return denials > 0 && policy !== "continue";
 }

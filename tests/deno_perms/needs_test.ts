@@ -11,10 +11,10 @@ import {
   preflight,
   requiredNeeds,
   sandboxFlags,
-} from "../../src/permission/sandbox.ts";
+} from "../../src/deno_perms/needs.ts";
 import { SandboxError } from "../../src/util/errors.ts";
 
-const PROBE = new URL("./_sandbox_probe.ts", import.meta.url).pathname;
+const PROBE = new URL("./_needs_probe.ts", import.meta.url).pathname;
 
 Deno.test("permissionNeeds: data dir, config, workspace, provider, MCP, tools, env", () => {
   const needs = permissionNeeds({

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { explainNotCapable, isNotCapable } from "../../src/permission/not_capable.ts";
+import { explainNotCapable, isNotCapable } from "../../src/deno_perms/not_capable.ts";
 import { SandboxError } from "../../src/util/errors.ts";
 
 function thrown(fn: () => unknown): unknown {

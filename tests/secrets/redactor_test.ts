@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
-import { collectSecrets, REDACTED } from "../../src/permission/secrets.ts";
 import {
-  afterDenial,
-  failsAtEnd,
-  parseOnDeny,
+  collectSecrets,
+  REDACTED,
   summarizeInput,
   SUMMARY_MAX,
-} from "../../src/permission/denials.ts";
-import { UsageError } from "../../src/util/errors.ts";
+} from "../../src/secrets/redactor.ts";
 
 Deno.test("redaction: every occurrence, longest first, short values ignored", () => {
   const r = collectSecrets(["sk-live-abcdef123456", "sk-live-abcdef", "abc", "", undefined, null]);
@@ -77,17 +74,4 @@ Deno.test("summarizeInput: compact, bounded, secrets masked", () => {
   assert.equal(typeof summarizeInput(cyclic), "string");
   assert.equal(summarizeInput(undefined), "undefined");
   assert.equal(summarizeInput({ n: 10n }), '{"n":"10"}');
-});
-
-Deno.test("--on-deny policy", () => {
-  assert.equal(parseOnDeny(undefined), "continue");
-  assert.equal(parseOnDeny("stop"), "stop");
-  assert.throws(() => parseOnDeny("halt"), UsageError);
-  assert.equal(afterDenial("continue"), "continue");
-  assert.equal(afterDenial("fail"), "continue");
-  assert.equal(afterDenial("stop"), "stop");
-  assert.equal(failsAtEnd("continue", 3), false);
-  assert.equal(failsAtEnd("fail", 0), false);
-  assert.equal(failsAtEnd("fail", 1), true);
-  assert.equal(failsAtEnd("stop", 1), true);
 });
