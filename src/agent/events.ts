@@ -1,55 +1,18 @@
 /**
- * Events of a run, in the order a consumer sees them. The stream-json renderer
- * prints them as they are (plus `"v":1`); the text renderer picks what it needs.
+ * What the agent loop reports while it runs, in the order a consumer sees them.
+ * A run's output (`-o stream-json`) is these events between an `init` and a
+ * `result` event, which the app adds (src/app/run_events.ts).
  */
 import type { Usage } from "../domain/usage.ts";
-import type { Denial } from "../domain/tool_records.ts";
-import type { McpServerStatus } from "../mcp/status.ts";
-
-export type { McpServerStatus };
-
-export type ResultSubtype =
-  | "success"
-  | "error_max_turns"
-  | "error_budget"
-  | "error_gate"
-  | "error_agent"
-  | "error_tool"
-  | "cancelled";
-
-export interface InitEvent {
-  type: "init";
-  session_id: string;
-  model: string;
-  agent: string;
-  cwd: string;
-  tools: string[];
-  mcp_servers: McpServerStatus[];
-}
-
-export interface ResultEvent {
-  type: "result";
-  subtype: ResultSubtype;
-  is_error: boolean;
-  exit_code: number;
-  result: string;
-  session_id: string;
-  num_turns: number;
-  usage: Usage;
-  cost_usd: number;
-  duration_ms: number;
-  denials: Denial[];
-  /** The final answer as JSON, with `--output-schema`. */
-  structured_output?: unknown;
-  /** Why the run ended, when it was not a success. */
-  error?: string;
-}
 
 export type AgentEvent =
-  | InitEvent
+  /** A piece of the assistant's answer as it streams. */
   | { type: "text"; delta: string; message_id: string }
+  /** A piece of the model's reasoning as it streams. */
   | { type: "reasoning"; delta: string; message_id: string }
+  /** The model called a tool; `input` is its arguments parsed (or the text when it is no JSON). */
   | { type: "tool_call"; id: string; name: string; input: unknown }
+  /** A tool call ended; `denied` when the permission gate refused it. */
   | {
     type: "tool_result";
     id: string;
@@ -58,7 +21,12 @@ export type AgentEvent =
     denied: boolean;
     output: string;
   }
+  /**
+   * The request failed and is tried again after `delay_ms`: consumers drop what they
+   * have of message `message_id`, whose next deltas start from scratch.
+   */
   | { type: "retry"; attempt: number; delay_ms: number; reason: string; message_id: string }
+  /** The conversation was summarized to fit the context window. */
   | { type: "summarized"; summary_message_id: string; tokens_before: number }
-  | { type: "turn"; n: number; usage: Usage; cost_usd: number }
-  | ResultEvent;
+  /** A model response completed: turn `n`, its usage and cost. */
+  | { type: "turn"; n: number; usage: Usage; cost_usd: number };

@@ -22,8 +22,11 @@ export interface Limits {
   timeout_ms?: number;
 }
 
-/** Stops the run before a request that a limit no longer allows. */
-export function checkBudget(limits: Limits, totals: RunTotals, elapsedMs: number): void {
+/**
+ * Stops the run before a request that a limit no longer allows. Time is not
+ * checked here: `timeLimit` turns it into the signal the loop already obeys.
+ */
+export function checkBudget(limits: Limits, totals: RunTotals): void {
   if (limits.max_turns !== undefined && totals.turns >= limits.max_turns) {
     throw new BudgetError("turns", `max turns reached (${limits.max_turns})`);
   }
@@ -37,14 +40,29 @@ export function checkBudget(limits: Limits, totals: RunTotals, elapsedMs: number
       `max cost reached ($${totals.cost_usd.toFixed(4)} of $${limits.max_cost})`,
     );
   }
-  if (limits.timeout_ms !== undefined && elapsedMs >= limits.timeout_ms) {
-    throw timeoutReached(limits.timeout_ms);
-  }
 }
 
-/** The end of a run that used up `--timeout`: between turns (above), or mid-turn (the app's timer). */
-export function timeoutReached(timeoutMs: number): BudgetError {
-  return new BudgetError("time", `timeout reached (${timeoutMs / 1000} s)`);
+/**
+ * The run's time limit (`--timeout`), and the one place it is enforced: `signal`
+ * joined with a timer that aborts with a BudgetError when the time is up, so a
+ * request or tool call in flight stops at once and the loop ends at its next check.
+ * A limit of 0 (a sub-agent started after the run's time ran out) is up already.
+ * Dispose it to stop the timer.
+ */
+export function timeLimit(
+  signal: AbortSignal,
+  timeoutMs: number | undefined,
+): Disposable & { signal: AbortSignal } {
+  if (timeoutMs === undefined) return { signal, [Symbol.dispose]() {} };
+  const up = new AbortController();
+  const reached = () => new BudgetError("time", `timeout reached (${timeoutMs / 1000} s)`);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (timeoutMs <= 0) up.abort(reached());
+  else timer = setTimeout(() => up.abort(reached()), timeoutMs);
+  return {
+    signal: AbortSignal.any([signal, up.signal]),
+    [Symbol.dispose]: () => clearTimeout(timer),
+  };
 }
 
 type Source = { kind: "flag" } | { kind: "config"; prefix: string };

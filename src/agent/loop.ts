@@ -8,16 +8,18 @@ import { AgentError, GateError, InterruptedError, MopacError } from "../util/err
 import { AssistantDraft } from "./draft.ts";
 import { textOf, toolCallsOf, userMessage } from "./messages.ts";
 import { addUsage, emptyUsage } from "../domain/usage.ts";
-import { failsAtEnd } from "./limits.ts";
+import { checkBudget, failsAtEnd, timeLimit } from "./limits.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
-import { checkBudget } from "./limits.ts";
 import { LoopGuard } from "./loop_guard.ts";
 import { runToolCalls } from "./tool_calls.ts";
 import { answerRetryPrompt, MAX_ANSWER_RETRIES } from "./answer_check.ts";
 import { estimateTokens, needsSummary, SUMMARY_PREFIX, writeSummary } from "./summarize.ts";
 
-export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOutcome> {
+export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOutcome> {
   const { store, clock, emit } = deps;
+  // From here on the signal also carries the time limit: it stops requests and tools too.
+  using time = timeLimit(given.signal, given.limits.timeout_ms);
+  const input: LoopInput = { ...given, signal: time.signal };
   const history = [...input.history];
   const denials: Denial[] = [];
   const outcome: RunOutcome = { turns: 0, usage: emptyUsage(), cost_usd: 0, text: "", denials };
@@ -34,7 +36,7 @@ export async function runAgent(deps: LoopDeps, input: LoopInput): Promise<RunOut
   try {
     while (true) {
       throwIfAborted(input.signal);
-      checkBudget(input.limits, outcome, clock.now() - started);
+      checkBudget(input.limits, outcome);
       await deps.beforeTurn?.();
       if (deps.summarizer && history.length > 1) {
         const used = contextTokens ?? estimateTokens(input.system, history);

@@ -1,31 +1,31 @@
 /**
- * The composition root of `mopac run`: wires config, catalog, provider, session,
- * tools, MCP and the gate into the agent loop. Nothing else builds these.
+ * The composition root of `mopac run`, in four steps: resolve what the run is
+ * (resolve_run.ts), open its store and session, wire the agent (wire_agent.ts), and
+ * execute it. A sub-agent (an `agent` tool call) goes through the same open, wire
+ * and execute steps with its own profile, model and child session. Whatever a step
+ * opens is closed by one AsyncDisposableStack, in reverse order.
  */
-import { resolve } from "node:path";
-import type { RunOptions } from "./options.ts";
-import type { AgentEvent, InitEvent } from "../agent/events.ts";
+import type { AgentEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
-import { runAgent } from "../agent/loop.ts";
-import { timeoutReached } from "../agent/limits.ts";
 import { resolveModel } from "../catalog/mod.ts";
-import { createProvider } from "../provider/provider.ts";
-import { openSessionStore, repairForRequest } from "../session/mod.ts";
+import type { ResolvedModel } from "../catalog/types.ts";
 import { preflight } from "../deno_perms/needs.ts";
-import { systemClock } from "../util/clock.ts";
-import { readEnv } from "../util/env.ts";
-import { resolveRun, withKeyVar } from "./resolve.ts";
-import { openRunSession, persistedState, sessionToolContext } from "./session_setup.ts";
-import { buildTooling } from "./tooling.ts";
-import { buildPrompt } from "./prompt.ts";
-import { loadOutputSchema } from "./output_schema.ts";
-import { redactingEmit, redactOutcome, secretSafeWriter } from "./secrets.ts";
 import { runSecrets } from "../secrets/sources.ts";
-import { subAgentRunner } from "./subagent.ts";
-import { RunSpend } from "./spend.ts";
-import { startTitle } from "./title.ts";
+import { openSessionStore } from "../session/mod.ts";
+import type { AgentRunner } from "../tools/agent.ts";
+import { readEnv } from "../util/env.ts";
+import { openChildSession, openRunSession } from "./open_session.ts";
+import { loadOutputSchema } from "./output_schema.ts";
+import { gatherSystemPrompt } from "./prompt_parts.ts";
+import { type ResolvedRun, resolveRun, type RunOptions, withKeyVar } from "./resolve_run.ts";
+import { type InitEvent, initEvent } from "./run_events.ts";
+import { executeAgent, RunProviders, type RunShared, RunSpend, wireAgent } from "./wire_agent.ts";
 
-export interface PreparedRun {
+/** Turns a sub-agent may take when no limit says otherwise. */
+const SUB_AGENT_MAX_TURNS = 50;
+
+/** A run ready to execute; disposing it closes everything it opened. */
+export interface PreparedRun extends AsyncDisposable {
   init: InitEvent;
   /** What `--dry-run` prints. */
   describe(): Record<string, unknown>;
@@ -34,13 +34,13 @@ export interface PreparedRun {
     emit: (e: AgentEvent) => void,
     signal: AbortSignal,
   ): Promise<RunOutcome>;
-  close(): Promise<void>;
 }
 
 export async function prepareRun(
   args: RunOptions,
   opts: { warn: (line: string) => void },
 ): Promise<PreparedRun> {
+  // Step 1: resolve. Nothing is opened before the preflight has passed.
   const resolved = await resolveRun(args);
   preflight(resolved.required);
   const outputSchema = args.outputSchema
@@ -48,170 +48,181 @@ export async function prepareRun(
     : undefined;
   const { loaded, profile, cwd } = resolved;
   const { config } = loaded;
-  let model = resolved.model;
-  let redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  let redactor = runSecrets(loaded, [resolved.model, resolved.smallModel]);
   const warn = (line: string) => opts.warn(redactor.redact(line));
 
-  // A dry run writes nothing: it only shows what a run would be.
+  await using stack = new AsyncDisposableStack();
+  // Step 2: open. A dry run writes nothing: it only shows what a run would be.
   const store = await openSessionStore(loaded.dataDir, {
     ephemeral: args.ephemeral || args.dryRun,
     warn,
   });
-  const cleanups: Array<() => Promise<unknown> | unknown> = [() => store.close()];
-  // The background title is not waited for: close aborts it if still running.
-  const titleAbort = new AbortController();
-  let titleDone: Promise<void> = Promise.resolve();
-  const close = async () => {
-    titleAbort.abort();
-    await titleDone;
-    for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => {});
-    cleanups.length = 0;
+  stack.defer(() => quietly(() => store.close()));
+  const session = await openRunSession(store, {
+    continue: args.continue,
+    session: args.session,
+    cwd,
+  });
+  stack.defer(() => quietly(() => session.handle.close()));
+  const model = restoredModel(resolved, session.lastModel, args, warn);
+  if (model !== resolved.model) {
+    redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  }
+  if (model.unlisted && args.verbose) {
+    warn(`mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`);
+  }
+
+  // Step 3: wire.
+  const providers = new RunProviders(args, resolved, warn);
+  const provider = providers.of(model);
+  const small = resolved.smallModel === resolved.model
+    ? provider
+    : providers.of(resolved.smallModel);
+  providers.alias(resolved.smallModel, small);
+  const shared: RunShared = {
+    resolved,
+    store,
+    redactor,
+    warn,
+    providers,
+    spend: new RunSpend(resolved.limits),
   };
-  try {
-    const session = await openRunSession(store, {
-      continue: args.continue,
-      session: args.session,
-      cwd,
-    });
-    cleanups.push(() => session.handle.close());
-    if (session.resumed && !args.model && session.lastModel) {
-      try {
-        model = withKeyVar(resolveModel(session.lastModel, { config, env: readEnv }), loaded);
-        redactor = runSecrets(loaded, [model, resolved.smallModel]);
-      } catch (err) {
-        warn(`mopac: cannot restore model ${session.lastModel}: ${(err as Error).message}`);
-      }
-    }
-    if (model.unlisted && args.verbose) {
-      warn(
-        `mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`,
-      );
-    }
-    const writer = secretSafeWriter(session.handle, redactor);
-    const providerOpts = {
-      // Relative to --cwd, like --output-schema and the permissions the preflight checked.
-      recordPath: args.record && resolve(cwd, args.record),
-      replayPath: args.replay && resolve(cwd, args.replay),
-      idleTimeoutMs: config.options?.request_timeout
-        ? config.options.request_timeout * 1000
-        : undefined,
-      log: warn,
-    };
-    const provider = createProvider(model, providerOpts);
-    const small = resolved.smallModel === resolved.model
-      ? provider
-      : createProvider(resolved.smallModel, providerOpts);
-    const state = session.state;
-    const context = sessionToolContext({
-      writer,
-      state,
-      workspace: loaded.workspaceRoot,
-      env: config.env ?? {},
-      attachments: model.supports_attachments,
-    });
-    const spend = new RunSpend(resolved.limits);
-    const tooling = await buildTooling({
-      config,
-      profile,
-      workspace: loaded.workspaceRoot,
-      dataDir: loaded.dataDir,
-      context,
-      redactor,
-      warn,
-      runAgent: subAgentRunner({
-        resolved,
-        store,
+  const wired = await wireAgent(shared, {
+    profile,
+    model,
+    provider,
+    session,
+    mcp: true,
+    runAgent: subAgentRunner(shared, session.handle.id),
+    system: async (mcpInstructions) => {
+      const base = await gatherSystemPrompt({ loaded, cwd, model, profile, mcpInstructions });
+      return outputSchema ? `${base}\n\n${outputSchema.section}` : base;
+    },
+    loop: {
+      answerCheck: outputSchema?.check,
+      summarizer: config.options?.disable_auto_summarize ? undefined : {
         provider: small,
-        redactor,
-        warn,
-        parentId: session.handle.id,
-        spend,
-      }),
-    });
-    cleanups.push(() => tooling.close());
-    const basePrompt = await buildPrompt({
-      loaded,
-      cwd,
-      model,
-      profile,
-      mcpInstructions: tooling.mcp?.instructions() ?? [],
-    });
-    const system = outputSchema ? `${basePrompt}\n\n${outputSchema.section}` : basePrompt;
-    const init: InitEvent = {
-      type: "init",
-      session_id: session.handle.id,
-      model: provider.label,
-      agent: profile.name,
-      cwd,
-      tools: tooling.runner.specs().map((s) => s.name),
-      mcp_servers: tooling.mcpStatuses,
-    };
-    return {
-      init,
-      describe: () => ({
-        ...init,
-        session_id: args.ephemeral || args.dryRun ? "(not stored)" : init.session_id,
-        small_model: small.label,
-        config_files: loaded.files,
-        data_dir: loaded.dataDir,
-        workspace: loaded.workspaceRoot,
-        limits: resolved.limits,
-        permissions: resolved.needs,
-      }),
-      async execute(prompt, emit, signal) {
-        spend.start();
-        const redacted = redactingEmit(emit, redactor);
-        const safeEmit = Object.assign((e: AgentEvent) => {
-          if (e.type === "turn") spend.add(e.usage, e.cost_usd);
-          redacted(e);
-        }, { flush: () => redacted.flush() });
-        const limits = resolved.limits;
-        const budget = new AbortController();
-        const timeoutMs = limits.timeout_ms;
-        const timer = timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => budget.abort(timeoutReached(timeoutMs)), timeoutMs);
-        const titler = resolved.smallModel === resolved.model ? undefined : small;
-        if (!session.resumed) {
-          titleDone = startTitle(titler, prompt, writer, warn, titleAbort.signal);
-        }
-        try {
-          return redactOutcome(
-            redactor,
-            safeEmit,
-            await runAgent({
-              provider,
-              tools: tooling.runner,
-              store: writer,
-              clock: systemClock,
-              emit: safeEmit,
-              newId: () => crypto.randomUUID(),
-              repair: repairForRequest,
-              answerCheck: outputSchema?.check,
-              summarizer: config.options?.disable_auto_summarize ? undefined : {
-                provider: small,
-                contextWindow: model.context_window,
-                summaryWindow: resolved.smallModel.context_window,
-              },
-              beforeTurn: tooling.mcp ? async () => void (await tooling.mcp!.refresh()) : undefined,
-            }, {
-              system,
-              history: session.history,
-              prompt,
-              limits,
-              onDeny: args.onDeny,
-              signal: AbortSignal.any([signal, budget.signal]),
-            }),
-          );
-        } finally {
-          clearTimeout(timer);
-          await writer.saveMeta({ model: provider.label, ...persistedState(state) });
-        }
+        contextWindow: model.context_window,
+        summaryWindow: resolved.smallModel.context_window,
       },
-      close,
+    },
+  }, stack);
+  const init = initEvent({
+    session_id: session.handle.id,
+    model: provider.label,
+    agent: profile.name,
+    cwd,
+    tools: wired.tooling.runner.specs().map((s) => s.name),
+    mcp_servers: wired.tooling.mcpStatuses,
+  });
+
+  // Step 4 is the caller's: execute, then dispose.
+  const owned = stack.move();
+  return {
+    init,
+    describe: () => ({
+      ...init,
+      session_id: args.ephemeral || args.dryRun ? "(not stored)" : init.session_id,
+      small_model: small.label,
+      config_files: loaded.files,
+      data_dir: loaded.dataDir,
+      workspace: loaded.workspaceRoot,
+      limits: resolved.limits,
+      permissions: resolved.needs,
+    }),
+    execute(prompt, emit, signal) {
+      shared.spend.start();
+      return executeAgent(shared, wired, {
+        prompt,
+        limits: resolved.limits,
+        onDeny: args.onDeny,
+        signal,
+        emit,
+        titler: resolved.smallModel === resolved.model ? undefined : small,
+      }, owned);
+    },
+    [Symbol.asyncDispose]: () => owned.disposeAsync(),
+  };
+}
+
+/**
+ * Runs `agent` tool calls: each is a child session with the task profile on its
+ * model, wired and executed like the run itself. Its calls pass the same kind of
+ * gate; it gets what is left of the run's limits, and its spend counts against them.
+ */
+function subAgentRunner(shared: RunShared, parentId: string): AgentRunner | undefined {
+  const { resolved, store } = shared;
+  const sub = resolved.subAgent;
+  if (!sub) return undefined;
+  const provider = shared.providers.of(sub.model);
+  // Every child of a run gets the same system prompt: gather it (git, files) once.
+  let system: Promise<string> | undefined;
+  const prompt = () =>
+    system ??= gatherSystemPrompt({
+      loaded: resolved.loaded,
+      cwd: resolved.cwd,
+      model: sub.model,
+      profile: sub.profile,
+      mcpInstructions: [],
+      subAgent: true,
+    });
+  return async (task, parentCtx) => {
+    await using stack = new AsyncDisposableStack();
+    const session = await openChildSession(store, { cwd: resolved.cwd, parentId });
+    stack.defer(() => quietly(() => session.handle.close()));
+    const wired = await wireAgent(shared, {
+      profile: sub.profile,
+      model: sub.model,
+      provider,
+      session,
+      mcp: false,
+      system: prompt,
+    }, stack);
+    const outcome = await executeAgent(shared, wired, {
+      prompt: task,
+      limits: {
+        ...shared.spend.remaining(),
+        max_turns: resolved.limits.max_turns ?? SUB_AGENT_MAX_TURNS,
+      },
+      onDeny: "continue",
+      signal: parentCtx.signal,
+      emit: () => {},
+    }, stack);
+    return {
+      text: outcome.error
+        ? `${outcome.text}\n\n[sub-agent stopped: ${outcome.error.message}]`.trim()
+        : outcome.text,
+      is_error: outcome.error !== undefined,
+      session_id: session.handle.id,
+      usage: outcome.usage,
+      cost_usd: outcome.cost_usd,
+      denials: outcome.denials,
     };
+  };
+}
+
+/** The model of a resumed session's last answer, unless `-m` says otherwise. */
+function restoredModel(
+  resolved: ResolvedRun,
+  lastModel: string | undefined,
+  args: RunOptions,
+  warn: (line: string) => void,
+): ResolvedModel {
+  if (!lastModel || args.model) return resolved.model;
+  try {
+    const config = resolved.loaded.config;
+    return withKeyVar(resolveModel(lastModel, { config, env: readEnv }), resolved.loaded);
   } catch (err) {
+    warn(`mopac: cannot restore model ${lastModel}: ${(err as Error).message}`);
+    return resolved.model;
+  }
+}
+
+/** Cleanup never throws: what it could not close is gone with the process anyway. */
+async function quietly(close: () => unknown): Promise<void> {
+  try {
     await close();
-    throw err;
+  } catch {
+    // nothing to do
   }
 }

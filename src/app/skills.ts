@@ -5,7 +5,7 @@
  */
 import { join, resolve } from "node:path";
 import type { Skill } from "../agent/system_prompt.ts";
-import { canRead, expandHome, readCapped } from "./context.ts";
+import { canRead, expandHome, readCapped } from "./project_context.ts";
 
 const SKILL_FILE = "SKILL.md";
 /** How deep below a skills path SKILL.md files are looked for, and how many are taken. */

@@ -8,24 +8,22 @@ import type { McpServerStatus } from "../mcp/status.ts";
 import { builtinTools } from "../tools/registry.ts";
 import { createToolRunner } from "../tools/runner.ts";
 import type { AgentRunner } from "../tools/agent.ts";
-import type { Tool, ToolContext, ToolRunner } from "../tools/types.ts";
+import type { ToolContext, ToolRunner } from "../tools/types.ts";
 import { createGate } from "../permission/gate.ts";
 import type { Profile } from "../permission/profiles.ts";
 import { summarizeInput } from "../secrets/redactor.ts";
 import type { Redactor } from "../secrets/redactor.ts";
-import type { Gate } from "../permission/types.ts";
 import { baseEnv } from "../tools/shell/env.ts";
 import type { McpManager } from "../mcp/manager.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { VERSION } from "../util/version.ts";
 
 export interface Tooling {
+  /** The one path of every tool call; it offers what the gate allows. */
   runner: ToolRunner;
-  gate: Gate;
   mcp?: McpManager;
   mcpStatuses: McpServerStatus[];
-  /** Every tool that exists (the runner offers what the gate allows). */
-  all(): Tool[];
+  /** Ends background jobs and the MCP servers this run started; never throws. */
   close(): Promise<void>;
 }
 
@@ -101,10 +99,8 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
   });
   return {
     runner,
-    gate,
     mcp,
     mcpStatuses,
-    all,
     close: async () => {
       await Promise.allSettled([builtins.dispose(), opts.mcp ? undefined : mcp?.close()]);
     },

@@ -1,5 +1,5 @@
 /** The one table from a run's ending to its exit code and result subtype (DESIGN §2, §3). */
-import type { ResultSubtype } from "../agent/events.ts";
+import type { Ending } from "../app/run_events.ts";
 import {
   AgentError,
   BudgetError,
@@ -23,11 +23,6 @@ export const EXIT = {
   sigint: 130,
   sigterm: 143,
 } as const;
-
-export interface Ending {
-  code: number;
-  subtype: ResultSubtype;
-}
 
 export function endingOf(err: unknown): Ending {
   if (err === undefined) return { code: EXIT.ok, subtype: "success" };

@@ -33,6 +33,8 @@ export interface RunPlan {
   hooks?: boolean;
   /** The small model's base URL (titles, summaries, sub-agents), when it is called over the net. */
   smallModelUrl?: string;
+  /** The base URL of the model `agent` tool calls run on, when the profile names its own. */
+  subAgentModelUrl?: string;
 }
 
 const WRITE_TOOLS = ["edit", "multiedit", "write"];
@@ -75,8 +77,18 @@ export function permissionNeeds(plan: RunPlan): Need[] {
   }
   for (const variable of plan.envVars) needs.push({ kind: "env", variable, why: "config" });
   if (plan.hooks) needs.push({ kind: "run", command: "bash", why: "hooks.PreToolUse" });
-  const small = plan.smallModelUrl ? hostOf(plan.smallModelUrl) : undefined;
-  if (small && small !== provider) needs.push({ kind: "net", host: small, why: "small model" });
+  // Each model's host once: the first model that needs it names it.
+  const modelHosts = new Set([provider]);
+  const models: Array<[string | undefined, string]> = [
+    [plan.smallModelUrl, "small model"],
+    [plan.subAgentModelUrl, "sub-agent model"],
+  ];
+  for (const [url, why] of models) {
+    const host = url ? hostOf(url) : undefined;
+    if (!host || modelHosts.has(host)) continue;
+    modelHosts.add(host);
+    needs.push({ kind: "net", host, why });
+  }
   return needs;
 }
 

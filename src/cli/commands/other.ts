@@ -148,7 +148,7 @@ function configCommand(args: string[], loaded: LoadedConfig, io: Io): number {
 
 async function sandboxCommand(args: string[], io: Io): Promise<number> {
   const run = parseRunArgs(args);
-  const { resolveRun } = await import("../../app/resolve.ts");
+  const { resolveRun } = await import("../../app/resolve_run.ts");
   const { sandboxFlags } = await import("../../deno_perms/needs.ts");
   const resolved = await resolveRun(run);
   const flags = sandboxFlags(resolved.needs);

@@ -9,9 +9,8 @@ import type { Io } from "../io.ts";
 import { createRenderer } from "../render/renderer.ts";
 import { endingOf, EXIT } from "../exit_codes.ts";
 import { reportError } from "../mod.ts";
-import { InterruptedError, MopacError, UsageError } from "../../util/errors.ts";
-import { emptyUsage } from "../../domain/usage.ts";
-import type { ResultEvent } from "../../agent/events.ts";
+import { InterruptedError, UsageError } from "../../util/errors.ts";
+import { failedResult, resultEvent } from "../../app/run_events.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const args = parseRunArgs(argv);
@@ -22,60 +21,38 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   const started = Date.now();
   const renderer = createRenderer(args.output, io, args);
   try {
-    const prompt = await buildPrompt(args);
+    const prompt = await readPrompt(args);
     if (prompt.trim() === "" && !args.dryRun) {
       throw new UsageError("no prompt given", {
         hint: `pass it as arguments (mopac run "fix the failing test") or pipe it on stdin`,
       });
     }
     const { prepareRun } = await import("../../app/run.ts");
-    const run = await prepareRun(args, {
+    await using run = await prepareRun(args, {
       warn: (line: string) => args.quiet || io.err(`${line}\n`),
     });
-    try {
-      if (args.dryRun) {
-        io.out(JSON.stringify(run.describe(), null, 2) + "\n");
-        return EXIT.ok;
-      }
-      renderer.event(run.init);
-      const stop = watchSignals();
-      const outcome = await run.execute(prompt, renderer.event, stop.signal).finally(stop.dispose);
-      const ending = endingOf(outcome.error);
-      const result: ResultEvent = {
-        type: "result",
-        subtype: ending.subtype,
-        is_error: ending.code !== EXIT.ok,
-        exit_code: ending.code,
-        result: outcome.text,
-        session_id: run.init.session_id,
-        num_turns: outcome.turns,
-        usage: outcome.usage,
-        cost_usd: outcome.cost_usd,
-        duration_ms: Date.now() - started,
-        denials: outcome.denials,
-        ...(outcome.structured_output !== undefined
-          ? { structured_output: outcome.structured_output }
-          : {}),
-        ...(outcome.error ? { error: outcome.error.message } : {}),
-      };
-      renderer.event(result);
-      if (ending.code === EXIT.internal && outcome.error) reportError(outcome.error, io);
-      return ending.code;
-    } finally {
-      await run.close();
+    if (args.dryRun) {
+      io.out(JSON.stringify(run.describe(), null, 2) + "\n");
+      return EXIT.ok;
     }
+    renderer.event(run.init);
+    const stop = watchSignals();
+    const outcome = await run.execute(prompt, renderer.event, stop.signal).finally(stop.dispose);
+    const ending = endingOf(outcome.error);
+    renderer.event(
+      resultEvent(outcome, ending, { session_id: run.init.session_id, startedMs: started }),
+    );
+    if (ending.code === EXIT.internal && outcome.error) reportError(outcome.error, io);
+    return ending.code;
   } catch (err) {
     // Failures before the run started: json consumers still get a result object.
-    if (args.output !== "text") {
-      const ending = endingOf(err);
-      renderer.event(failedResult(err, ending.code, ending.subtype, started));
-    }
+    if (args.output !== "text") renderer.event(failedResult(err, endingOf(err), started));
     return reportError(err, io);
   }
 }
 
 /** Piped stdin (a FIFO or a file, not a terminal or /dev/null) comes first, then the arguments. */
-async function buildPrompt(args: RunArgs): Promise<string> {
+async function readPrompt(args: RunArgs): Promise<string> {
   const fromArgs = args.prompt.join(" ");
   let piped = "";
   try {
@@ -99,27 +76,5 @@ function watchSignals(): { signal: AbortSignal; dispose: () => void } {
   return {
     signal: ac.signal,
     dispose: () => handlers.forEach(([sig, h]) => Deno.removeSignalListener(sig, h)),
-  };
-}
-
-function failedResult(
-  err: unknown,
-  code: number,
-  subtype: ResultEvent["subtype"],
-  started: number,
-): ResultEvent {
-  return {
-    type: "result",
-    subtype,
-    is_error: true,
-    exit_code: code,
-    result: "",
-    session_id: "",
-    num_turns: 0,
-    usage: emptyUsage(),
-    cost_usd: 0,
-    duration_ms: Date.now() - started,
-    denials: [],
-    error: err instanceof MopacError || err instanceof Error ? err.message : String(err),
   };
 }

@@ -1,12 +1,12 @@
 /** How a run's events reach the user, one renderer per output format. */
-import type { AgentEvent } from "../../agent/events.ts";
+import type { RunEvent } from "../../app/run_events.ts";
 import type { Io } from "../io.ts";
 import { textRenderer } from "./text.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
 export interface Renderer {
-  event(e: AgentEvent): void;
+  event(e: RunEvent): void;
 }
 
 export function createRenderer(

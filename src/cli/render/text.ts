@@ -2,7 +2,7 @@
  * Text output: the assistant's text on stdout as it streams, progress on stderr.
  * A retried response is printed only beyond what is already on the screen (DESIGN §3).
  */
-import type { AgentEvent } from "../../agent/events.ts";
+import type { RunEvent } from "../../app/run_events.ts";
 import type { Io } from "../io.ts";
 import type { Renderer } from "./renderer.ts";
 
@@ -33,7 +33,7 @@ export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean })
   };
 
   return {
-    event(e: AgentEvent) {
+    event(e: RunEvent) {
       switch (e.type) {
         case "text": {
           let st = messages.get(e.message_id);

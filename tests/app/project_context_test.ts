@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { environmentInfo, findContextFiles } from "../../src/app/context.ts";
+import { environmentInfo, findContextFiles } from "../../src/app/project_context.ts";
 import { findSkills, frontMatter } from "../../src/app/skills.ts";
-import { buildPrompt } from "../../src/app/prompt.ts";
+import { gatherSystemPrompt } from "../../src/app/prompt_parts.ts";
 import { loadConfig } from "../../src/config/mod.ts";
 import { resolveProfile } from "../../src/permission/profiles.ts";
 import { resolveModel } from "../../src/catalog/mod.ts";
@@ -299,7 +299,7 @@ Deno.test("the assembled prompt: nested context files, profile prompt file, skil
       env: (n) => (n === "OPENAI_API_KEY" ? "sk-test" : undefined),
     });
     const opts = { loaded, cwd: sub, model, profile, mcpInstructions: [] };
-    const text = await buildPrompt(opts);
+    const text = await gatherSystemPrompt(opts);
     const at = (s: string) => text.indexOf(s);
     assert.ok(at("ROOT-CONTEXT") > 0 && at("SUB-CONTEXT") > at("ROOT-CONTEXT"), text);
     assert.ok(at("FIXER-PROMPT-FILE") > 0);
@@ -310,7 +310,7 @@ Deno.test("the assembled prompt: nested context files, profile prompt file, skil
     assert.match(text, /- lint: Run the linter \(.*skills\/lint\/SKILL\.md\)/);
     assert.match(text, /## HUGE\.md\n\nH+\n\[\.\.\. cut: 5000 more characters\]/);
     // Stable: a second build in the same state gives the same bytes.
-    assert.equal(await buildPrompt(opts), text);
+    assert.equal(await gatherSystemPrompt(opts), text);
   } finally {
     await Deno.remove(top, { recursive: true });
   }

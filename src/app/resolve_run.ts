@@ -1,21 +1,51 @@
 /**
- * Resolves what a run is before anything starts: config, profile, models, limits,
+ * The first step of a run: what it is, before anything starts. Config, the agent
+ * profile, the models (large, small, and the one `agent` tool calls run on), limits,
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
 import { resolve } from "node:path";
-import type { RunOptions } from "./options.ts";
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
-import { resolveModel } from "../catalog/mod.ts";
+import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
-import { type Profile, resolveProfile } from "../permission/profiles.ts";
-import { resolveLimits } from "../agent/limits.ts";
+import { BUILTIN_TOOLS, type Profile, resolveProfile } from "../permission/profiles.ts";
+import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
 import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
-import type { Limits } from "../agent/limits.ts";
 import { readEnv } from "../util/env.ts";
 import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
-import { BUILTIN_TOOLS } from "../permission/profiles.ts";
+
+/**
+ * What a run is asked to do, as the composition root needs it. The CLI's parsed
+ * flags fit this shape; the app does not depend on how they were parsed.
+ */
+export interface RunOptions {
+  cwd?: string;
+  config?: string;
+  dataDir?: string;
+  model?: string;
+  smallModel?: string;
+  agent?: string;
+  tools?: string[];
+  maxTurns?: number;
+  maxTokens?: number;
+  maxCost?: number;
+  timeout?: string;
+  record?: string;
+  replay?: string;
+  continue: boolean;
+  session?: string;
+  ephemeral: boolean;
+  /** A JSON Schema file the final answer must match. */
+  outputSchema?: string;
+  /** Resolve and describe the run; no model call, nothing written. */
+  dryRun?: boolean;
+  onDeny: OnDeny;
+  verbose: boolean;
+}
+
+/** The profile `agent` tool calls run with. */
+export const SUB_AGENT_PROFILE = "task";
 
 export interface ResolvedRun {
   cwd: string;
@@ -23,6 +53,11 @@ export interface ResolvedRun {
   profile: Profile;
   model: ResolvedModel;
   smallModel: ResolvedModel;
+  /**
+   * How `agent` tool calls run: the task profile, on the model it names or else the
+   * small model. Absent when the run's profile does not offer `agent`.
+   */
+  subAgent?: { profile: Profile; model: ResolvedModel };
   limits: Limits;
   /** Everything the run may use (what `mopac sandbox` prints). */
   needs: Need[];
@@ -75,6 +110,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const smallModel = config.models?.small || args.smallModel
     ? withKeyVar(resolveModel("small", ctx), loaded)
     : model;
+  const subAgent = profile.tools.has("agent")
+    ? resolveSubAgent(loaded, ctx, smallModel)
+    : undefined;
   const limits = resolveLimits(
     {
       max_turns: args.maxTurns,
@@ -101,11 +139,12 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     tools: offered,
     envVars: [
       ...loaded.referencedEnv,
-      ...[keyVar(model), keyVar(smallModel)].filter((v): v is string => v !== undefined),
+      ...[model, smallModel, subAgent?.model].map(keyVar).filter((v) => v !== undefined),
     ],
     fetchHosts: profile.fetchHosts,
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,
     smallModelUrl: args.replay ? undefined : smallModel.base_url,
+    subAgentModelUrl: args.replay ? undefined : subAgent?.model.base_url,
   });
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
   if (args.replay) {
@@ -116,7 +155,28 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   if (args.outputSchema) {
     needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
   }
-  return { cwd, loaded, profile, model, smallModel, limits, needs, required: requiredNeeds(needs) };
+  return {
+    cwd,
+    loaded,
+    profile,
+    model,
+    smallModel,
+    subAgent,
+    limits,
+    needs,
+    required: requiredNeeds(needs),
+  };
+}
+
+/** The task profile and its model: the one it names, or else the small model. */
+function resolveSubAgent(
+  loaded: LoadedConfig,
+  ctx: ResolveContext,
+  smallModel: ResolvedModel,
+): { profile: Profile; model: ResolvedModel } {
+  const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
+  const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
+  return { profile, model };
 }
 
 /**
@@ -145,7 +205,8 @@ function requireRead(path: string): void {
 }
 
 /** The env var holding the model's key, when the key comes from one. */
-function keyVar(model: ResolvedModel): string | undefined {
+function keyVar(model: ResolvedModel | undefined): string | undefined {
+  if (!model) return undefined;
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
 }

@@ -1,7 +1,9 @@
 /**
- * Opens the session a run writes to: a new one, the latest (`-C`) or a given one
- * (`-s`), and restores what resume brings back: history (from the last summary on),
- * the model of the last assistant message, todos, viewed files and shell state.
+ * Opens the session an agent run writes to: for the run, a new one, the latest
+ * (`-C`) or a given one (`-s`), restoring what resume brings back (history from the
+ * last summary on, the model of the last assistant message, todos, viewed files and
+ * shell state); for a sub-agent, a new child session. Also what the tools of a
+ * session see, and which part of it is kept across runs.
  */
 import type { Message } from "../domain/message.ts";
 import type { ToolContext, ToolState } from "../tools/types.ts";
@@ -54,6 +56,15 @@ export async function openRunSession(
     await handle.close();
     throw err;
   }
+}
+
+/** A sub-agent's session: new, with the run's session as parent (so `-C` never picks it). */
+export async function openChildSession(
+  store: SessionStore,
+  opts: { cwd: string; parentId: string },
+): Promise<OpenedSession> {
+  const handle = await store.create({ cwd: opts.cwd, parent_id: opts.parentId });
+  return { handle, history: [], state: emptyState(opts.cwd), resumed: false };
 }
 
 /** Tool state of a session that has none yet. */

@@ -5,10 +5,10 @@ import type { ResolvedModel } from "../catalog/types.ts";
 import type { Profile } from "../permission/profiles.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";
 import { ConfigError } from "../util/errors.ts";
-import { environmentInfo, findContextFiles } from "./context.ts";
+import { environmentInfo, findContextFiles } from "./project_context.ts";
 import { findSkills } from "./skills.ts";
 
-export async function buildPrompt(opts: {
+export async function gatherSystemPrompt(opts: {
   loaded: LoadedConfig;
   cwd: string;
   model: ResolvedModel;

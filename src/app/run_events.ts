@@ -1,0 +1,111 @@
+/**
+ * The run's output protocol (DESIGN §3): an `init` event, the loop's events, and a
+ * final `result` event. The first and the last are built here and nowhere else,
+ * also for a run that failed before it started.
+ */
+import type { AgentEvent } from "../agent/events.ts";
+import type { RunOutcome } from "../agent/types.ts";
+import type { Denial } from "../domain/tool_records.ts";
+import { emptyUsage, type Usage } from "../domain/usage.ts";
+import type { McpServerStatus } from "../mcp/status.ts";
+
+export type { McpServerStatus };
+
+/** How a run ended, as `result.subtype` says it. */
+export type ResultSubtype =
+  | "success"
+  | "error_max_turns"
+  | "error_budget"
+  | "error_gate"
+  | "error_agent"
+  | "error_tool"
+  | "cancelled";
+
+/** A run's ending: its exit code and result subtype (the CLI's exit-code table decides both). */
+export interface Ending {
+  code: number;
+  subtype: ResultSubtype;
+}
+
+/** First event of a run: what it is about to use. */
+export interface InitEvent {
+  type: "init";
+  session_id: string;
+  /** `provider/model` of the large model. */
+  model: string;
+  agent: string;
+  cwd: string;
+  /** Names of the tools offered to the model. */
+  tools: string[];
+  mcp_servers: McpServerStatus[];
+}
+
+/** Last event of a run, in every output mode; `exit_code` is the process's. */
+export interface ResultEvent {
+  type: "result";
+  subtype: ResultSubtype;
+  is_error: boolean;
+  exit_code: number;
+  /** The last assistant text. */
+  result: string;
+  session_id: string;
+  num_turns: number;
+  usage: Usage;
+  cost_usd: number;
+  duration_ms: number;
+  denials: Denial[];
+  /** The final answer as JSON, with `--output-schema`. */
+  structured_output?: unknown;
+  /** Why the run ended, when it was not a success. */
+  error?: string;
+}
+
+/** Every event a run's output carries, `init` first and `result` last. */
+export type RunEvent = InitEvent | AgentEvent | ResultEvent;
+
+export function initEvent(facts: Omit<InitEvent, "type">): InitEvent {
+  return { type: "init", ...facts };
+}
+
+/** The result of a run that started; `startedMs` is when the command began. */
+export function resultEvent(
+  outcome: RunOutcome,
+  ending: Ending,
+  run: { session_id: string; startedMs: number },
+): ResultEvent {
+  return {
+    type: "result",
+    subtype: ending.subtype,
+    is_error: ending.code !== 0,
+    exit_code: ending.code,
+    result: outcome.text,
+    session_id: run.session_id,
+    num_turns: outcome.turns,
+    usage: outcome.usage,
+    cost_usd: outcome.cost_usd,
+    duration_ms: Date.now() - run.startedMs,
+    denials: outcome.denials,
+    ...(outcome.structured_output !== undefined
+      ? { structured_output: outcome.structured_output }
+      : {}),
+    ...(outcome.error ? { error: outcome.error.message } : {}),
+  };
+}
+
+/** The result of a run that failed before it started: json consumers still get one. */
+export function failedResult(err: unknown, ending: Ending, startedMs: number): ResultEvent {
+  return {
+    type: "result",
+    subtype: ending.subtype,
+    is_error: true,
+    exit_code: ending.code,
+    result: "",
+    session_id: "",
+    num_turns: 0,
+    usage: emptyUsage(),
+    cost_usd: 0,
+    duration_ms: Date.now() - startedMs,
+    denials: [],
+    error: err instanceof Error ? err.message : String(err),
+  };
+}
