@@ -49,7 +49,7 @@ const ALLOWED: Record<string, string[]> = {
   permission: ["domain", "util"],
   secrets: ["config", "catalog", "util"],
   catalog: ["config", "domain", "util"],
-  deno_perms: ["util"],
+  deno_perms: ["domain", "util"],
   config: ["domain", "util"],
   domain: [],
   util: [],

@@ -6,7 +6,7 @@
 import type { Message, ToolCallPart } from "../domain/message.ts";
 import type { ToolRunResult } from "../tools/types.ts";
 import { cancelledResult } from "../tools/runner.ts";
-import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/args.ts";
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/define.ts";
 import { GateError } from "../util/errors.ts";
 import { afterDenial } from "./limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";

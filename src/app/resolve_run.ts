@@ -7,7 +7,8 @@ import { resolve } from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
-import { BUILTIN_TOOLS, type Profile, resolveProfile } from "../permission/profiles.ts";
+import { type Profile, resolveProfile } from "../permission/profiles.ts";
+import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
 import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
@@ -123,7 +124,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     profile,
     config.limits,
   );
-  const offered = BUILTIN_TOOLS.filter((t) => profile.tools.has(t));
+  const offered = BUILTIN_TOOL_NAMES.filter((t) => profile.tools.has(t));
   const servers = serversFor(config, profile);
   const needs = permissionNeeds({
     dataDir: loaded.dataDir,

@@ -8,6 +8,7 @@
  * a lock file) are never required here: their users ask `granted` and skip them.
  */
 import { SandboxError } from "../util/errors.ts";
+import type { BuiltinToolName } from "../domain/tool_records.ts";
 
 export type Need =
   | { kind: "read"; path: string; why: string }
@@ -37,8 +38,12 @@ export interface RunPlan {
   subAgentModelUrl?: string;
 }
 
-const WRITE_TOOLS = ["edit", "multiedit", "write"];
-const SHELL_TOOLS = ["bash", "job_output", "job_kill"];
+const WRITE_TOOLS: readonly string[] = ["edit", "multiedit", "write"] satisfies BuiltinToolName[];
+const SHELL_TOOLS: readonly string[] = [
+  "bash",
+  "job_output",
+  "job_kill",
+] satisfies BuiltinToolName[];
 const FETCH_TOOL = "fetch tool";
 
 export function permissionNeeds(plan: RunPlan): Need[] {

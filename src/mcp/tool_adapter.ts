@@ -12,7 +12,11 @@ import { mapCallResult } from "./result.ts";
 import { normalizeInputSchema } from "./schema.ts";
 import { errorText, McpCallError } from "./call_errors.ts";
 
-export function adaptTool(name: string, conn: McpConnection, listed: ListedTool): Tool {
+export function adaptTool(
+  name: string,
+  conn: McpConnection,
+  listed: ListedTool,
+): Tool<Record<string, unknown>> {
   const parameters = normalizeInputSchema(listed.inputSchema);
   const description = listed.description?.trim() || listed.title?.trim() ||
     `Tool "${listed.name}" of MCP server "${conn.name}".`;
@@ -38,8 +42,7 @@ export function adaptTool(name: string, conn: McpConnection, listed: ListedTool)
       return input as Record<string, unknown>;
     },
 
-    async run(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
-      const args = (input ?? {}) as Record<string, unknown>;
+    async run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
       try {
         const result = await conn.callTool(listed.name, args, ctx.signal);
         const out = mapCallResult(result, ctx.attachments);

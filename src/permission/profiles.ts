@@ -17,24 +17,12 @@
  */
 import { ConfigError, UsageError } from "../util/errors.ts";
 import type { AgentInput, LimitsInput, PermissionConfigInput } from "./config_shape.ts";
+import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../domain/tool_records.ts";
 
-export const BUILTIN_TOOLS: readonly string[] = [
-  "bash",
-  "job_output",
-  "job_kill",
-  "view",
-  "edit",
-  "multiedit",
-  "write",
-  "ls",
-  "glob",
-  "grep",
-  "fetch",
-  "todos",
-  "agent",
-];
+/** Built-in tools by name; the list is the registry's (src/domain/tool_records.ts). */
+const BUILTIN_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES;
 
-const READONLY_TOOLS = ["view", "ls", "glob", "grep", "todos"];
+const READONLY_TOOLS: BuiltinToolName[] = ["view", "ls", "glob", "grep", "todos"];
 
 /** MCP allowance: every configured server, or per server all tools / name globs. */
 export type McpAllowance = "all" | Readonly<Record<string, true | readonly string[]>>;

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import type { Usage } from "../domain/usage.ts";
 import type { Denial } from "../domain/tool_records.ts";
 
@@ -34,13 +34,11 @@ conversation, so the prompt must hold everything it needs. Several agent calls i
 response run in parallel. Its final answer comes back as this tool's result.`;
 
 export function createAgentTool(run: AgentRunner): Tool {
-  return {
+  return defineTool({
     name: "agent",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    async run(input: unknown, ctx: ToolContext): Promise<ToolOutput> {
-      const { prompt } = input as z.infer<typeof schema>;
+    schema,
+    async run({ prompt }, ctx): Promise<ToolOutput> {
       const result = await run(prompt, ctx);
       return {
         content: result.text || "(the sub-agent returned no text)",
@@ -50,5 +48,5 @@ export function createAgentTool(run: AgentRunner): Tool {
         denials: result.denials,
       };
     },
-  };
+  });
 }

@@ -9,7 +9,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { Access } from "../permission/types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { parseShell } from "./shell/parse.ts";
 import { baseEnv, buildChildEnv, sessionExports } from "./shell/env.ts";
 import type { JobManager } from "./shell/jobs.ts";
@@ -56,7 +56,6 @@ const schema = z.object({
     "Seconds to wait before a still-running command becomes a background job (default 60)",
   ),
 });
-type BashInput = z.output<typeof schema>;
 
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
@@ -65,14 +64,12 @@ export function createBashTool(opts: BashToolOptions): Tool {
   const startupWaitMs = opts.startupWaitMs ?? 1_000;
   const limits = opts.limits ?? DEFAULT_LIMITS;
 
-  return {
+  return defineTool({
     name: "bash",
     description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars),
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: (input): Access => ({ shell: parseShell((input as BashInput).command) }),
-    async run(raw, ctx): Promise<ToolOutput> {
-      const input = raw as BashInput;
+    schema,
+    access: (input): Access => ({ shell: parseShell(input.command) }),
+    async run(input, ctx): Promise<ToolOutput> {
       const sessionCwd = ctx.state.shell.cwd || ctx.workspace;
       const cwd = resolve(sessionCwd, input.working_dir ?? ".");
       const missing = await missingDir(cwd);
@@ -129,7 +126,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const moved = saveState(ctx, proc, input.working_dir === undefined, read);
       return formatFinished(proc, { timeoutMs, limits, movedTo: moved });
     },
-  };
+  });
 }
 
 /** Carries the final directory and exports over; returns the new directory when it changed. */

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
@@ -29,7 +29,6 @@ const schema = z.object({
     "Replace every occurrence of old_string (default false)",
   ),
 });
-export type EditInput = z.output<typeof schema>;
 
 const DESCRIPTION = `Edit a file by replacing exact text.
 - old_string must match the file exactly (every space, tab and line break) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
@@ -40,15 +39,13 @@ const DESCRIPTION = `Edit a file by replacing exact text.
 - For several changes to one file use multiedit; to replace a whole file use write; to move or delete files use bash.`;
 
 export function createEditTool(options: EditToolOptions = {}): Tool {
-  return {
+  return defineTool({
     name: "edit",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: writesPath((a: EditInput) => a.file_path),
-    run: (input, ctx) =>
+    schema,
+    access: writesPath((a) => a.file_path),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as EditInput;
         const { absolute, real, info, label } = await writeTarget(args, ctx);
         if (args.old_string === "") {
           return await createFile(ctx, real, absolute, label, info, args.new_string);
@@ -69,5 +66,5 @@ export function createEditTool(options: EditToolOptions = {}): Tool {
             `(+${diff.additions} -${diff.removals}).\n\n${diffBlock(diff)}`,
         };
       }),
-  };
+  });
 }

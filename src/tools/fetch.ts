@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { truncateOutput } from "./truncate.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { looksBinary } from "./fs/text.ts";
 import { hostOf } from "../deno_perms/needs.ts";
@@ -35,7 +35,6 @@ const schema = z.object({
   ),
   timeout: z.number().positive().optional().describe("Time limit in seconds (default 30, max 120)"),
 });
-export type FetchInput = z.output<typeof schema>;
 
 const DESCRIPTION = `Fetch a URL (GET) and return its content.
 - url: http:// or https:// only.
@@ -63,15 +62,13 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
   const maxTimeout = options.max_timeout ?? 120;
   const userAgent = options.user_agent ?? "mopac (headless coding agent; fetch tool)";
 
-  return {
+  return defineTool({
     name: "fetch",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: (input) => ({ hosts: [hostPort(new URL((input as FetchInput).url))] }),
-    run: (input, ctx) =>
+    schema,
+    access: (args) => ({ hosts: [hostPort(new URL(args.url))] }),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as FetchInput;
         const seconds = Math.min(args.timeout ?? defaultTimeout, maxTimeout);
         const timeout = new AbortController();
         const timer = setTimeout(() => timeout.abort(), seconds * 1000);
@@ -98,7 +95,7 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
           clearTimeout(timer);
         }
       }),
-  };
+  });
 }
 
 async function getWithinHost(

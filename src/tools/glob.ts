@@ -9,7 +9,7 @@ import * as path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { isMissing } from "./fs/paths.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
@@ -29,7 +29,6 @@ const schema = z.object({
   ),
   path: z.string().optional().describe("Folder to search in (default the workspace root)"),
 });
-export type GlobInput = z.output<typeof schema>;
 
 const DESCRIPTION =
   `Find files by name pattern; returns absolute paths, most recently modified first (at most 100).
@@ -42,15 +41,13 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
   const maxResults = options.max_results ?? 100;
   const maxMatches = options.max_matches ?? 20_000;
 
-  return {
+  return defineTool({
     name: "glob",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: readsPath((a: GlobInput) => a.path || "."),
-    run: (input, ctx) =>
+    schema,
+    access: readsPath((a) => a.path || "."),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as GlobInput;
         const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
         await requireFolder(real, absolute);
         const pattern = normalisePattern(args.pattern, absolute, real);
@@ -71,7 +68,7 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
         }
         return { content: out };
       }),
-  };
+  });
 }
 
 /** Files below `root` whose relative path matches `pattern`, at most `max` of them. */

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { isMissing } from "./fs/paths.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
@@ -50,7 +50,6 @@ const schema = z.object({
     "Treat pattern as plain text, not a regular expression (default false)",
   ),
 });
-export type GrepInput = z.output<typeof schema>;
 
 const DESCRIPTION =
   `Search file contents with a regular expression. Returns matching lines grouped by file ("Line N: text"), most recently modified files first, at most 100 lines.
@@ -65,15 +64,13 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool {
   const maxFileBytes = options.max_file_bytes ?? 10 * 1024 * 1024;
   const timeoutMs = options.timeout_ms ?? 60_000;
 
-  return {
+  return defineTool({
     name: "grep",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: readsPath((a: GrepInput) => a.path || "."),
-    run: (input, ctx) =>
+    schema,
+    access: readsPath((a) => a.path || "."),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as GrepInput;
         const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
         // A single named file is searched as is; a folder is walked with the ignore rules.
         const single = await isFile(real);
@@ -112,7 +109,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool {
         };
         return { content: await formatMatches(matches, where, maxResults, ctx.signal) };
       }),
-  };
+  });
 }
 
 async function isFile(real: string): Promise<boolean> {

@@ -7,7 +7,7 @@ import * as path from "node:path";
 import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { asToolError } from "./fs/failure.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { requireFolder, VCS_DIRS, walk, type WalkEntry } from "./fs/walk.ts";
@@ -40,7 +40,6 @@ const schema = z.object({
     "How many levels deep to list (default: no limit)",
   ),
 });
-export type LsInput = z.output<typeof schema>;
 
 const DESCRIPTION = `List a folder as a tree (folders end with "/").
 - path: absolute, or relative to the workspace root; defaults to the workspace root.
@@ -51,15 +50,13 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
   const maxItems = options.max_items && options.max_items > 0 ? options.max_items : 1000;
   const maxDepth = options.max_depth && options.max_depth > 0 ? options.max_depth : undefined;
 
-  return {
+  return defineTool({
     name: "ls",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: readsPath((a: LsInput) => a.path || "."),
-    run: (input, ctx) =>
+    schema,
+    access: readsPath((a) => a.path || "."),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as LsInput;
         const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
         await requireFolder(real, absolute);
         const asked = args.depth && args.depth > 0 ? args.depth : undefined;
@@ -98,7 +95,7 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
         }
         return { content: (notes ? notes + "\n" : "") + renderTree(absolute, entries) };
       }),
-  };
+  });
 }
 
 /** crush's tree: `- /root/` then two spaces per level, folders first, then by name. */

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
@@ -43,7 +43,6 @@ const schema = z.object({
     }
   });
 });
-export type MultiEditInput = z.output<typeof schema>;
 
 const DESCRIPTION =
   `Make several edits to one file in a single call. Prefer it over repeated edit calls on the same file.
@@ -54,15 +53,13 @@ const DESCRIPTION =
 - The file must have been viewed in this session and not changed since. The result shows one unified diff.`;
 
 export function createMultiEditTool(options: EditToolOptions = {}): Tool {
-  return {
+  return defineTool({
     name: "multiedit",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: writesPath((a: MultiEditInput) => a.file_path),
-    run: (input, ctx) =>
+    schema,
+    access: writesPath((a) => a.file_path),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as MultiEditInput;
         const { absolute, real, info, label } = await writeTarget(args, ctx);
         const creating = args.edits[0].old_string === "";
         let base: string;
@@ -120,5 +117,5 @@ export function createMultiEditTool(options: EditToolOptions = {}): Tool {
             `+${diff.additions} -${diff.removals}).\n\n${diffBlock(diff)}`,
         };
       }),
-  };
+  });
 }

@@ -1,8 +1,10 @@
 /**
- * The one list of built-in tools. Each entry is a factory; the gate decides which
- * of them a run offers. MCP tools are added beside these by the app.
+ * The built-in tools: one factory per name in BUILTIN_TOOL_NAMES (src/domain), so
+ * the list of names and the tools that exist cannot drift apart. The gate decides
+ * which of them a run offers; MCP tools are added beside these by the app.
  */
 import type { Tool } from "./types.ts";
+import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../domain/tool_records.ts";
 import { createBashTool } from "./bash.ts";
 import { createJobOutputTool } from "./job_output.ts";
 import { createJobKillTool } from "./job_kill.ts";
@@ -32,30 +34,47 @@ export interface BuiltinTools {
   dispose(): Promise<void>;
 }
 
-export function builtinTools(
-  settings: ToolSettings = {},
-  opts: { runAgent?: AgentRunner; ripgrep?: string | false } = {},
-): BuiltinTools {
-  const jobs = new JobManager();
-  const seconds = (s?: number) => (s === undefined ? undefined : s * 1000);
-  const tools: Tool[] = [
+/** What the factories get: settings, the job table bash and the job tools share, the runner. */
+interface Deps {
+  settings: ToolSettings;
+  jobs: JobManager;
+  runAgent?: AgentRunner;
+  ripgrep?: string | false;
+}
+
+const seconds = (s?: number) => (s === undefined ? undefined : s * 1000);
+
+/** One factory per built-in tool name; undefined leaves the tool out of this run. */
+const FACTORIES: Record<BuiltinToolName, (deps: Deps) => Tool | undefined> = {
+  bash: ({ settings, jobs }) =>
     createBashTool({
       jobs,
       defaultTimeoutMs: seconds(settings.bash?.timeout),
       backgroundAfterMs: seconds(settings.bash?.background_after),
     }),
-    createJobOutputTool({ jobs }),
-    createJobKillTool({ jobs }),
-    createViewTool(),
-    createEditTool(),
-    createMultiEditTool(),
-    createWriteTool(),
-    createLsTool(settings.ls ?? {}),
-    createGlobTool(),
-    createGrepTool({ timeout_ms: seconds(settings.grep?.timeout), ripgrep: opts.ripgrep }),
-    createFetchTool({ default_timeout: settings.fetch?.timeout }),
-    createTodosTool(),
-  ];
-  if (opts.runAgent) tools.push(createAgentTool(opts.runAgent));
+  job_output: ({ jobs }) => createJobOutputTool({ jobs }),
+  job_kill: ({ jobs }) => createJobKillTool({ jobs }),
+  view: () => createViewTool(),
+  edit: () => createEditTool(),
+  multiedit: () => createMultiEditTool(),
+  write: () => createWriteTool(),
+  ls: ({ settings }) => createLsTool(settings.ls ?? {}),
+  glob: () => createGlobTool(),
+  grep: ({ settings, ripgrep }) =>
+    createGrepTool({ timeout_ms: seconds(settings.grep?.timeout), ripgrep }),
+  fetch: ({ settings }) => createFetchTool({ default_timeout: settings.fetch?.timeout }),
+  todos: () => createTodosTool(),
+  // Only a run that can start sub-agents has the tool at all.
+  agent: ({ runAgent }) => runAgent && createAgentTool(runAgent),
+};
+
+export function builtinTools(
+  settings: ToolSettings = {},
+  opts: { runAgent?: AgentRunner; ripgrep?: string | false } = {},
+): BuiltinTools {
+  const jobs = new JobManager();
+  const deps: Deps = { settings, jobs, runAgent: opts.runAgent, ripgrep: opts.ripgrep };
+  const tools = BUILTIN_TOOL_NAMES.map((name) => FACTORIES[name](deps))
+    .filter((t): t is Tool => t !== undefined);
   return { tools, dispose: () => jobs.dispose() };
 }

@@ -8,7 +8,7 @@ import type { Gate } from "../permission/types.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { ToolInputError } from "../util/errors.ts";
 import { type TruncateLimits, truncateOutput } from "./truncate.ts";
-import { MAX_ARGUMENT_DEPTH, nestingDepth } from "./args.ts";
+import { MAX_ARGUMENT_DEPTH, nestingDepth } from "./define.ts";
 import type { Tool, ToolContext, ToolRunner, ToolRunResult } from "./types.ts";
 
 export interface RunnerOptions {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { TODO_STATUSES, type TodoItem } from "../domain/tool_records.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 
 const itemSchema = z.object({
   content: z.string().trim().min(1).describe('What needs to be done, imperative ("Run tests")'),
@@ -19,7 +19,6 @@ const itemSchema = z.object({
 const schema = z.object({
   todos: z.array(itemSchema).describe("The complete updated list (replaces the previous one)"),
 });
-export type TodosInput = z.output<typeof schema>;
 
 const DESCRIPTION =
   `Keep a task list for multi-step work. Each call sends the complete list, which replaces the previous one.
@@ -28,13 +27,11 @@ const DESCRIPTION =
 - Keep exactly one item in_progress; mark an item completed as soon as it is fully done (tests pass), not in batches.`;
 
 export function createTodosTool(): Tool {
-  return {
+  return defineTool({
     name: "todos",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    run(input, ctx) {
-      const args = input as TodosInput;
+    schema,
+    run(args, ctx) {
       const before = new Map(ctx.state.todos.map((t) => [t.content, t.status]));
       const todos: TodoItem[] = args.todos.map((t) => ({
         content: t.content,
@@ -61,5 +58,5 @@ export function createTodosTool(): Tool {
       }
       return Promise.resolve({ content: lines.join("\n") });
     },
-  };
+  });
 }

@@ -46,16 +46,22 @@ export interface ToolOutput {
   denials?: Denial[];
 }
 
-export interface Tool {
+/**
+ * A tool the model can call, built-in (see define.ts) or from an MCP server. `I` is
+ * its parsed arguments. Every call goes one path (runner.ts): `parse` the model's
+ * arguments, ask the gate with what `access` reports, `run`, truncate the output.
+ */
+export interface Tool<I = unknown> {
   readonly name: string;
   readonly description: string;
   /** JSON Schema of the arguments object, as offered to the model. */
   readonly parameters: Record<string, unknown>;
   /** Checks the model's arguments; throws ToolInputError with a message the model can act on. */
-  parse(input: unknown): unknown;
+  parse(input: unknown): I;
   /** What the call would touch, for the gate. Omitted: touches nothing beyond the tool itself. */
-  access?(input: unknown, ctx: ToolContext): Access | Promise<Access>;
-  run(input: unknown, ctx: ToolContext): Promise<ToolOutput>;
+  access?(input: I, ctx: ToolContext): Access | Promise<Access>;
+  /** Runs the call with what `parse` returned, after the gate allowed it. */
+  run(input: I, ctx: ToolContext): Promise<ToolOutput>;
   /** For MCP tools: where the tool comes from. */
   readonly mcp?: { server: string; tool: string };
 }

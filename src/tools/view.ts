@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import * as path from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./fs/failure.ts";
 import { hasImageExtension, sniffImage } from "./fs/image.ts";
 import { readLineWindow } from "./fs/lines.ts";
@@ -33,7 +33,6 @@ const schema = z.object({
   ),
   limit: z.number().int().min(1).optional().describe("Number of lines to read (default 2000)"),
 });
-export type ViewInput = z.output<typeof schema>;
 
 const DESCRIPTION = `Read a file and show its lines with line numbers ("     1|text").
 - file_path: absolute, or relative to the workspace root.
@@ -48,15 +47,13 @@ export function createViewTool(options: ViewToolOptions = {}): Tool {
   const maxLineChars = options.maxLineChars ?? 2000;
   const maxImageBytes = options.maxImageBytes ?? 5 * 1024 * 1024;
 
-  return {
+  return defineTool({
     name: "view",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: readsPath((a: ViewInput) => a.file_path),
-    run: (input, ctx) =>
+    schema,
+    access: readsPath((a) => a.file_path),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as ViewInput;
         const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
         let info: Deno.FileInfo;
         try {
@@ -96,7 +93,7 @@ export function createViewTool(options: ViewToolOptions = {}): Tool {
         markViewed(ctx, real, info);
         return { content: formatWindow(window.lines, offset, window, maxLineChars) };
       }),
-  };
+  });
 }
 
 function formatWindow(

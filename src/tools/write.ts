@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { jsonSchemaOf, parseArgs } from "./args.ts";
+import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
 import { asToolError } from "./fs/failure.ts";
@@ -19,7 +19,6 @@ const schema = z.object({
   ),
   content: z.string().describe("The complete new content of the file"),
 });
-export type WriteInput = z.output<typeof schema>;
 
 const DESCRIPTION = `Write a whole file: create it, or replace all of its content.
 - Parent folders are created as needed.
@@ -28,15 +27,13 @@ const DESCRIPTION = `Write a whole file: create it, or replace all of its conten
 - The result shows a unified diff against the previous content.`;
 
 export function createWriteTool(options: EditToolOptions = {}): Tool {
-  return {
+  return defineTool({
     name: "write",
     description: DESCRIPTION,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseArgs(schema, input),
-    access: writesPath((a: WriteInput) => a.file_path),
-    run: (input, ctx) =>
+    schema,
+    access: writesPath((a) => a.file_path),
+    run: (args, ctx) =>
       asToolError(async () => {
-        const args = input as WriteInput;
         const { absolute, real, info, label } = await writeTarget(args, ctx);
         if (info === null) return await createFile(ctx, real, absolute, label, null, args.content);
         requireFreshView(ctx, real, info, absolute);
@@ -52,5 +49,5 @@ export function createWriteTool(options: EditToolOptions = {}): Tool {
           }`,
         };
       }),
-  };
+  });
 }

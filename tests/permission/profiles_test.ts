@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  BUILTIN_TOOLS,
-  narrowProfile,
-  type Profile,
-  resolveProfile,
-} from "../../src/permission/profiles.ts";
+import { narrowProfile, type Profile, resolveProfile } from "../../src/permission/profiles.ts";
+import { BUILTIN_TOOL_NAMES } from "../../src/domain/tool_records.ts";
 import { ConfigError, UsageError } from "../../src/util/errors.ts";
 import { createGate } from "../../src/permission/gate.ts";
 
@@ -13,7 +9,7 @@ const sorted = (p: Profile) => [...p.tools].sort();
 Deno.test("built-in profiles are exact allowlists", () => {
   const coder = resolveProfile(undefined, {});
   assert.equal(coder.name, "coder");
-  assert.deepEqual(sorted(coder), [...BUILTIN_TOOLS].sort());
+  assert.deepEqual(sorted(coder), [...BUILTIN_TOOL_NAMES].sort());
   assert.equal(coder.mcp, "all");
   assert.equal(coder.paths.write, undefined); // writes: the workspace
   assert.equal(coder.fetchHosts, undefined); // any host
@@ -70,7 +66,7 @@ Deno.test("a user profile allows exactly what it lists", () => {
 
 Deno.test("a config entry named like a built-in refines it, keeping unlisted fields", () => {
   const coder = resolveProfile("coder", { agents: { coder: { model: "large", max_cost: 2 } } });
-  assert.deepEqual(sorted(coder), [...BUILTIN_TOOLS].sort());
+  assert.deepEqual(sorted(coder), [...BUILTIN_TOOL_NAMES].sort());
   assert.equal(coder.mcp, "all");
   assert.equal(coder.model, "large");
   const narrowed = resolveProfile("coder", {

@@ -18,21 +18,19 @@ async function resolveForAccess(input: object, filePath: string, base: string): 
   return real;
 }
 
-type AccessOf = (input: unknown, ctx: ToolContext) => Promise<Access>;
+type AccessOf<T> = (input: T, ctx: ToolContext) => Promise<Access>;
 
 /** The `access()` of a tool that reads the one path its input names. */
-export function readsPath<T extends object>(pathOf: (input: T) => string): AccessOf {
-  return async (input, ctx) => {
-    const args = input as T;
-    return { reads: [await resolveForAccess(args, pathOf(args), ctx.workspace)] };
-  };
+export function readsPath<T extends object>(pathOf: (input: T) => string): AccessOf<T> {
+  return async (input, ctx) => ({
+    reads: [await resolveForAccess(input, pathOf(input), ctx.workspace)],
+  });
 }
 
 /** The `access()` of a tool that changes the one file its input names (it reads it first). */
-export function writesPath<T extends object>(pathOf: (input: T) => string): AccessOf {
+export function writesPath<T extends object>(pathOf: (input: T) => string): AccessOf<T> {
   return async (input, ctx) => {
-    const args = input as T;
-    const real = await resolveForAccess(args, pathOf(args), ctx.workspace);
+    const real = await resolveForAccess(input, pathOf(input), ctx.workspace);
     return { reads: [real], writes: [real] };
   };
 }

@@ -4,7 +4,7 @@
  * the reply, which is the job's status and the output not yet returned (report.ts).
  */
 import type { z } from "zod";
-import { jsonSchemaOf, parseArgs } from "../args.ts";
+import { defineTool } from "../define.ts";
 import type { Tool, ToolContext } from "../types.ts";
 import type { Job, JobManager } from "./jobs.ts";
 
@@ -17,19 +17,17 @@ export interface JobToolSpec<T extends { shell_id: string }> {
   run(job: Job, input: T, ctx: ToolContext): Promise<string>;
 }
 
-export function createJobTool<T extends { shell_id: string }>(spec: JobToolSpec<T>): Tool {
-  return {
+export function createJobTool<T extends { shell_id: string }>(spec: JobToolSpec<T>): Tool<T> {
+  return defineTool({
     name: spec.name,
     description: spec.description,
-    parameters: jsonSchemaOf(spec.schema),
-    parse: (input) => parseArgs(spec.schema, input),
-    async run(raw, ctx) {
-      const input = raw as T;
+    schema: spec.schema,
+    async run(input, ctx) {
       const job = spec.jobs.get(input.shell_id);
       if (!job) return { content: unknownJob(input.shell_id, spec.jobs), is_error: true };
       return { content: await spec.run(job, input, ctx) };
     },
-  };
+  });
 }
 
 function unknownJob(id: string, jobs: JobManager): string {

@@ -1,10 +1,54 @@
 /**
- * Turns a zod schema into what the tool offers the model (a plain JSON Schema) and
- * what the tool does with the model's arguments (a parse that throws ToolInputError
- * with a message naming each bad field, so the model can correct its call).
+ * How a built-in tool is defined: a name, a description, a zod schema of its
+ * arguments, and what it does. From the schema come what the model is offered (a
+ * plain JSON Schema) and the check of its arguments (a parse that throws
+ * ToolInputError naming each bad field, so the model can correct its call); `access`
+ * and `run` receive the parsed arguments with their type.
  */
 import { z } from "zod";
 import { ToolInputError } from "../util/errors.ts";
+import type { Access } from "../permission/types.ts";
+import type { Tool, ToolContext, ToolOutput } from "./types.ts";
+
+export interface ToolDefinition<S extends z.ZodType> {
+  name: string;
+  /** What the model reads about the tool. */
+  description: string;
+  /** The arguments object. */
+  schema: S;
+  /** What a call would touch, for the gate; omitted: nothing beyond the tool itself. */
+  access?(input: z.output<S>, ctx: ToolContext): Access | Promise<Access>;
+  /**
+   * Does the work. Contract: throw or return `is_error` for what the model can fix
+   * (both reach it as an error result); a thrown error never ends the run.
+   */
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/**
+ * A Tool from its definition, typed by its schema.
+ *
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { defineTool } from "./define.ts";
+ *
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Repeats the text",
+ *   schema: z.object({ text: z.string() }),
+ *   run: (input) => Promise.resolve({ content: input.text }),
+ * });
+ * ```
+ */
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.output<S>> {
+  const { schema, ...rest } = def;
+  return {
+    ...rest,
+    parameters: jsonSchemaOf(schema),
+    parse: (input) => parseToolInput(schema, input),
+  };
+}
 
 /** JSON Schema of the tool's arguments as the model sees them (input side: defaults are optional). */
 export function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
@@ -55,7 +99,7 @@ export function nestingDepth(text: string): number {
  * Throws ToolInputError listing every problem as `field: what is wrong` (the
  * runner prefixes the tool's name).
  */
-export function parseArgs<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+export function parseToolInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   let value = input;
   if (typeof value === "string") {
     try {
