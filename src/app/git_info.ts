@@ -4,7 +4,7 @@
  * (asked first, so Deno never prompts), git is missing, the folder is no repository,
  * or git is slow. Each command is bounded in time and in output size.
  */
-import { readAtMost } from "../util/bytes.ts";
+import { runBounded } from "../util/subprocess.ts";
 import { granted } from "../deno_perms/needs.ts";
 
 export interface GitInfo {
@@ -39,42 +39,23 @@ function gitAllowed(): boolean {
 
 /** Output of one git command, or undefined when it failed, was too slow or could not start. */
 async function git(cwd: string, args: string[]): Promise<string | undefined> {
-  let child: Deno.ChildProcess;
+  let result;
   try {
-    child = new Deno.Command("git", {
+    result = await runBounded("git", {
       // No pager, no lock on the index (status may run beside the user's git), no quoting
       // of non-ASCII paths.
       args: ["--no-pager", "--no-optional-locks", "-c", "core.quotepath=off", ...args],
       cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
+      timeoutMs: GIT_LIMITS.timeoutMs,
+      maxBytes: GIT_LIMITS.maxBytes,
+      // Enough read: stop git instead of letting it fill a pipe nobody reads.
+      stopWhenFull: true,
+      ignoreStderr: true,
+    });
   } catch {
     return undefined;
   }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill(child);
-  }, GIT_LIMITS.timeoutMs);
-  try {
-    const { bytes, cut } = await readAtMost(child.stdout, GIT_LIMITS.maxBytes);
-    // Enough read: stop git instead of letting it fill a pipe nobody reads.
-    if (cut) kill(child);
-    const status = await child.status;
-    if (timedOut || (!status.success && !cut)) return undefined;
-    const text = new TextDecoder().decode(bytes);
-    return cut ? `${text.slice(0, text.lastIndexOf("\n") + 1)}[... more lines cut]\n` : text;
-  } catch {
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function kill(child: Deno.ChildProcess): void {
-  try {
-    child.kill("SIGKILL");
-  } catch { /* already gone */ }
+  if (result.kind === "timeout" || (!result.success && !result.cut)) return undefined;
+  const text = result.stdout;
+  return result.cut ? `${text.slice(0, text.lastIndexOf("\n") + 1)}[... more lines cut]\n` : text;
 }

@@ -3,7 +3,8 @@
  * own group, so its grandchildren (`npx …`, `bash -c …`, `cmd &`) can be stopped with
  * it. `Deno.kill(-pgid)` needs unrestricted `--allow-run`; under a narrow grant
  * (`--allow-run=bash`) bash's `kill` builtin does the same. Synchronous on purpose:
- * it also serves exit paths where nothing async completes.
+ * it also serves exit paths where nothing async completes. Groups can be tracked so
+ * that those still alive are killed when mopac exits.
  */
 
 export type GroupSignal = "SIGTERM" | "SIGKILL";
@@ -12,16 +13,30 @@ export type GroupSignal = "SIGTERM" | "SIGKILL";
 export type SignalOutcome = "sent" | "gone" | "failed";
 
 export function signalGroup(pgid: number, signal: GroupSignal): SignalOutcome {
-  try {
-    Deno.kill(-pgid, signal);
-    return "sent";
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return "gone"; // ESRCH
-    if (!(err instanceof Deno.errors.NotCapable)) return "failed";
+  // Asked first: trying what is not granted would prompt on a terminal.
+  if (mayRun()) {
+    try {
+      Deno.kill(-pgid, signal);
+      return "sent";
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return "gone"; // ESRCH
+      if (!(err instanceof Deno.errors.NotCapable)) return "failed";
+    }
   }
+  if (!mayRun("bash")) return "failed";
   // bash's kill exits 1 when no process of the group is left.
   const code = runBash(`kill -${signal.slice(3)} -- -${pgid}`);
   return code === 0 ? "sent" : code === 1 ? "gone" : "failed";
+}
+
+/** Whether Deno grants running `command` (any command when absent) without asking. */
+function mayRun(command?: string): boolean {
+  try {
+    const desc: Deno.PermissionDescriptor = command ? { name: "run", command } : { name: "run" };
+    return Deno.permissions.querySync(desc).state === "granted";
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -42,6 +57,7 @@ export function killTree(child: Deno.ChildProcess): void {
  * already, and orphans wait for init to reap them, which can take a second.
  */
 export function groupAlive(pgid: number): boolean {
+  if (!mayRun("bash")) return false;
   const script =
     `ps -eo pgid=,stat= | awk -v g=${pgid} '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'`;
   return runBash(script) === 0;
@@ -63,4 +79,25 @@ function runBash(script: string): number {
   } catch {
     return -1;
   }
+}
+
+// Groups still running when mopac exits without closing them (Deno.exit, an uncaught
+// error) get SIGKILL from the unload handler, so nothing outlives mopac. The signal is
+// sent synchronously: nothing async completes in `unload`.
+const liveGroups = new Set<number>();
+let unloadHooked = false;
+
+/** Kill this group at exit unless `untrackGroup` is called first. */
+export function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (unloadHooked) return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const g of liveGroups) signalGroup(g, "SIGKILL");
+    liveGroups.clear();
+  });
+}
+
+export function untrackGroup(pgid: number): void {
+  liveGroups.delete(pgid);
 }
