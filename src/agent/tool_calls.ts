@@ -4,16 +4,20 @@
  * everything else runs in order, since later calls may depend on earlier ones.
  */
 import type { Message, ToolCallPart } from "../domain/message.ts";
-import type { ToolRunResult } from "../tools/types.ts";
-import { cancelledResult } from "../tools/runner.ts";
-import { MAX_ARGUMENT_DEPTH, nestingDepth } from "../tools/define.ts";
+import type { BuiltinToolName } from "../domain/tool_records.ts";
+import {
+  cancelledResult,
+  MAX_ARGUMENT_DEPTH,
+  nestingDepth,
+  type ToolRunResult,
+} from "./tool_runner.ts";
 import { GateError } from "../util/errors.ts";
 import { afterDenial } from "./limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
 import { addUsage } from "../domain/usage.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 
-const PARALLEL_TOOLS = new Set(["agent"]);
+const PARALLEL_TOOLS = new Set<string>(["agent"] satisfies BuiltinToolName[]);
 
 export async function runToolCalls(
   deps: LoopDeps,

@@ -2,7 +2,7 @@
 import type { Provider } from "../provider/types.ts";
 import type { Usage } from "../domain/usage.ts";
 import type { Message } from "../domain/message.ts";
-import type { ToolRunner } from "../tools/types.ts";
+import type { ToolRunner } from "./tool_runner.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Denial } from "../domain/tool_records.ts";

@@ -74,26 +74,6 @@ function stripNoise(value: unknown): unknown {
   return out;
 }
 
-/** Deeper arguments are refused: walking them (redaction, events) would overflow the stack. */
-export const MAX_ARGUMENT_DEPTH = 100;
-
-/** How deeply JSON `text` nests arrays and objects, found by a scan (no recursion). */
-export function nestingDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
-    else if (c === 125 || c === 93) depth--;
-  }
-  return max;
-}
-
 /**
  * Validates `input` (an object, or a JSON string of one) against `schema`.
  * Throws ToolInputError listing every problem as `field: what is wrong` (the

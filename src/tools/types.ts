@@ -1,10 +1,10 @@
 /**
  * The tool contract. Built-in tools are factories registered in one list
  * (`registry.ts`); MCP tools are adapted to the same interface. Every call goes
- * through `runner.ts`: validate, gate, run, truncate, record.
+ * one path (src/agent/tool_runner.ts): validate, gate, run, truncate, record.
  */
 import type { Usage } from "../domain/usage.ts";
-import type { ImagePart, ToolCallPart, ToolResultPart, ToolSpec } from "../domain/message.ts";
+import type { ImagePart } from "../domain/message.ts";
 import type { Access } from "../permission/types.ts";
 import type { Denial, FileChange, TodoItem } from "../domain/tool_records.ts";
 
@@ -48,7 +48,7 @@ export interface ToolOutput {
 
 /**
  * A tool the model can call, built-in (see define.ts) or from an MCP server. `I` is
- * its parsed arguments. Every call goes one path (runner.ts): `parse` the model's
+ * its parsed arguments. Every call goes one path (agent/tool_runner.ts): `parse` the model's
  * arguments, ask the gate with what `access` reports, `run`, truncate the output.
  */
 export interface Tool<I = unknown> {
@@ -64,19 +64,4 @@ export interface Tool<I = unknown> {
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
   /** For MCP tools: where the tool comes from. */
   readonly mcp?: { server: string; tool: string };
-}
-
-export interface ToolRunResult {
-  result: ToolResultPart;
-  denial?: Denial;
-  usage?: Usage;
-  cost_usd?: number;
-  /** Denials inside the tool (sub-agents), reported with the run's own. */
-  nested_denials?: Denial[];
-}
-
-/** What the agent loop sees of the tools. */
-export interface ToolRunner {
-  specs(): ToolSpec[];
-  run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult>;
 }

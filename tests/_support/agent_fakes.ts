@@ -2,7 +2,7 @@
 import type { ChatRequest, Provider, ProviderTurn, StreamEvent } from "../../src/provider/types.ts";
 import type { Message, ToolCallPart } from "../../src/domain/message.ts";
 import type { SessionMeta, SessionWriter } from "../../src/session/types.ts";
-import type { ToolRunner, ToolRunResult } from "../../src/tools/types.ts";
+import type { ToolRunner, ToolRunResult } from "../../src/agent/tool_runner.ts";
 import type { Clock } from "../../src/util/clock.ts";
 
 export type ScriptStep =

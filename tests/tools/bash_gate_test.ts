@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createGate } from "../../src/permission/gate.ts";
 import { resolveProfile } from "../../src/permission/profiles.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
-import { createToolRunner } from "../../src/tools/runner.ts";
+import { createToolRunner } from "../../src/agent/tool_runner.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
 
 async function setup(agent: string | undefined, bash?: { allow?: string[]; deny?: string[] }) {

@@ -1,15 +1,56 @@
 /**
- * The one path of every tool call, built-in or MCP: parse the arguments, ask the
- * gate, run, truncate. Anything that goes wrong here becomes a tool error the model
- * can read; only the loop decides whether a run ends.
+ * The one path of every tool call, built-in or MCP, and the contract the loop
+ * calls: parse the arguments, ask the gate, run, truncate. Anything that goes wrong
+ * here becomes a tool error the model can read; only the loop decides whether a run
+ * ends.
  */
 import type { ToolCallPart, ToolResultPart, ToolSpec } from "../domain/message.ts";
 import type { Gate } from "../permission/types.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { ToolInputError } from "../util/errors.ts";
-import { type TruncateLimits, truncateOutput } from "./truncate.ts";
-import { MAX_ARGUMENT_DEPTH, nestingDepth } from "./define.ts";
-import type { Tool, ToolContext, ToolRunner, ToolRunResult } from "./types.ts";
+import { type TruncateLimits, truncateOutput } from "../tools/truncate.ts";
+import type { Tool, ToolContext } from "../tools/types.ts";
+import type { Usage } from "../domain/usage.ts";
+
+/** What running one call gives the loop: the result part, and what it costs or refused. */
+export interface ToolRunResult {
+  result: ToolResultPart;
+  /** Set when the gate refused the call. */
+  denial?: Denial;
+  /** Model usage spent inside the tool (sub-agents); counts against the run's limits. */
+  usage?: Usage;
+  cost_usd?: number;
+  /** Denials inside the tool (sub-agents), reported with the run's own. */
+  nested_denials?: Denial[];
+}
+
+/** What the agent loop sees of the tools. */
+export interface ToolRunner {
+  /** The tools offered to the model, sorted by name. */
+  specs(): ToolSpec[];
+  /** Runs one call. Contract: never throws; every failure is an error result. */
+  run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult>;
+}
+
+/** Deeper arguments are refused: walking them (redaction, events) would overflow the stack. */
+export const MAX_ARGUMENT_DEPTH = 100;
+
+/** How deeply JSON `text` nests arrays and objects, found by a scan (no recursion). */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
 
 export interface RunnerOptions {
   /** All tools that exist; the gate decides which are offered. */
