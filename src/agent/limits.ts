@@ -8,8 +8,15 @@
  */
 import { BudgetError, ConfigError, UsageError } from "../util/errors.ts";
 import type { DurationInput, LimitsInput } from "../permission/config_shape.ts";
+import type { Usage } from "../domain/usage.ts";
 import { parseDurationSeconds } from "../util/duration.ts";
-import type { RunTotals } from "./types.ts";
+
+/** What a run has spent so far, as the budget checks it. */
+export interface RunTotals {
+  turns: number;
+  usage: Usage;
+  cost_usd: number;
+}
 
 export interface Limits {
   /** Model requests. */

@@ -2,11 +2,16 @@
  * The agent loop: request, stream, run the tool calls, repeat until the model stops
  * calling tools or a limit ends the run. Everything it touches is passed in.
  */
-import type { FinishReason, Message } from "../domain/message.ts";
+import {
+  type FinishReason,
+  type Message,
+  textOf,
+  toolCallsOf,
+  userMessage,
+} from "../domain/message.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { AgentError, GateError, InterruptedError, MopacError } from "../util/errors.ts";
 import { AssistantDraft } from "./draft.ts";
-import { textOf, toolCallsOf, userMessage } from "./messages.ts";
 import { addUsage, emptyUsage } from "../domain/usage.ts";
 import { checkBudget, failsAtEnd, timeLimit } from "./limits.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";

@@ -4,9 +4,8 @@
  * history; only what is sent shrinks.
  */
 import type { Provider, ProviderTurn } from "../provider/types.ts";
-import type { Message } from "../domain/message.ts";
 import { AgentError } from "../util/errors.ts";
-import { textOf, userMessage } from "./messages.ts";
+import { type Message, textOf, userMessage } from "../domain/message.ts";
 
 export interface Summarizer {
   provider: Provider;

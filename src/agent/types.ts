@@ -1,12 +1,11 @@
 /** What the agent loop is given and what it returns. The loop itself does no I/O. */
 import type { Provider } from "../provider/types.ts";
-import type { Usage } from "../domain/usage.ts";
 import type { Message } from "../domain/message.ts";
 import type { ToolRunner } from "./tool_runner.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Denial } from "../domain/tool_records.ts";
-import type { Limits, OnDeny } from "./limits.ts";
+import type { Limits, OnDeny, RunTotals } from "./limits.ts";
 import type { MopacError } from "../util/errors.ts";
 import type { AgentEvent } from "./events.ts";
 import type { Summarizer } from "./summarize.ts";
@@ -36,12 +35,6 @@ export interface LoopInput {
   limits: Limits;
   onDeny: OnDeny;
   signal: AbortSignal;
-}
-
-export interface RunTotals {
-  turns: number;
-  usage: Usage;
-  cost_usd: number;
 }
 
 export type AnswerVerdict = { ok: true; value: unknown } | { ok: false; problem: string };

@@ -7,7 +7,7 @@ import type { AgentEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { emptyUsage, type Usage } from "../domain/usage.ts";
-import type { McpServerStatus } from "../mcp/status.ts";
+import type { McpServerStatus } from "../mcp/manager.ts";
 
 export type { McpServerStatus };
 

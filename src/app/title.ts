@@ -5,7 +5,7 @@
  */
 import type { Provider } from "../provider/types.ts";
 import type { SessionWriter } from "../session/types.ts";
-import { textOf, userMessage } from "../agent/messages.ts";
+import { textOf, userMessage } from "../domain/message.ts";
 
 const TITLE_SYSTEM = `Write a title of at most 8 words for a coding task given by the user. \
 Reply with the title only: no quotes, no trailing period.`;

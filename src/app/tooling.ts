@@ -4,18 +4,15 @@
  */
 import { resolve } from "node:path";
 import { type Config, logsDir } from "../config/mod.ts";
-import type { McpServerStatus } from "../mcp/status.ts";
+import type { McpManager, McpServerStatus } from "../mcp/manager.ts";
 import { builtinTools } from "../tools/registry.ts";
-import { createToolRunner } from "../agent/tool_runner.ts";
+import { createToolRunner, type ToolRunner } from "../agent/tool_runner.ts";
 import type { AgentRunner } from "../tools/agent.ts";
 import type { ToolContext } from "../tools/types.ts";
-import type { ToolRunner } from "../agent/tool_runner.ts";
 import { createGate } from "../permission/gate.ts";
 import type { Profile } from "../permission/profiles.ts";
-import { summarizeInput } from "../secrets/redactor.ts";
-import type { Redactor } from "../secrets/redactor.ts";
+import { type Redactor, summarizeInput } from "../secrets/redactor.ts";
 import { baseEnv } from "../tools/shell/env.ts";
-import type { McpManager } from "../mcp/manager.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { VERSION } from "../util/version.ts";
 

@@ -4,7 +4,7 @@
  * limits and prices. No secrets: only where a key would come from.
  */
 import { keyOf, providerEntries, type ProviderEntry, usableForBareIds } from "./providers.ts";
-import { pricingOf, type ResolveContext } from "./resolve.ts";
+import { pricingOf, type ResolveContext } from "./resolve_model.ts";
 import type { Pricing } from "../domain/usage.ts";
 
 export interface ProviderListing {

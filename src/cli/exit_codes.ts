@@ -1,4 +1,7 @@
-/** The one table from a run's ending to its exit code and result subtype (DESIGN §2, §3). */
+/**
+ * The one table from a run's ending to its exit code and result subtype (DESIGN §2,
+ * §3), and how a failure is reported: one line, a hint, never a stack trace.
+ */
 import type { Ending } from "../app/run_events.ts";
 import {
   AgentError,
@@ -6,11 +9,15 @@ import {
   ConfigError,
   GateError,
   InterruptedError,
+  MopacError,
   SandboxError,
   SessionBusyError,
   ToolInfraError,
   UsageError,
 } from "../util/errors.ts";
+import { readEnv } from "../util/env.ts";
+import { explainNotCapable, isNotCapable } from "../deno_perms/not_capable.ts";
+import type { Io } from "./io.ts";
 
 export const EXIT = {
   ok: 0,
@@ -45,4 +52,20 @@ export function endingOf(err: unknown): Ending {
     return { code: err.signal === "SIGTERM" ? EXIT.sigterm : EXIT.sigint, subtype: "cancelled" };
   }
   return { code: EXIT.internal, subtype: "error_agent" };
+}
+
+/** Prints `err` as one line (and its hint) on stderr; returns its exit code. */
+export function reportError(err: unknown, io: Io): number {
+  // A sandbox refusal anywhere becomes a usage error naming the flag to add.
+  if (isNotCapable(err)) err = explainNotCapable(err);
+  const { code } = endingOf(err);
+  if (err instanceof MopacError) {
+    io.err(`mopac: ${err.message}\n`);
+    if (err.hint) io.err(`hint: ${err.hint}\n`);
+  } else {
+    const e = err instanceof Error ? err : new Error(String(err));
+    io.err(`mopac: internal error: ${e.message}\n`);
+    if (readEnv("MOPAC_DEBUG")) io.err(`${e.stack}\n`);
+  }
+  return code;
 }

@@ -1,52 +1,70 @@
 /**
- * Entry of the command line: picks the command and turns every failure into its
- * exit code with a one-line message, never a stack trace.
+ * Entry of the command line: picks the command from one table and turns every
+ * failure into its exit code with a one-line message, never a stack trace. Each
+ * command's module is loaded only when it runs, so `--help` and `--version` start fast.
  */
-import { endingOf, EXIT } from "./exit_codes.ts";
+import { EXIT, reportError } from "./exit_codes.ts";
 import { type Io, processIo } from "./io.ts";
 import { MAIN_HELP, VERSION } from "./help.ts";
-import { MopacError } from "../util/errors.ts";
-import { readEnv } from "../util/env.ts";
-import { explainNotCapable, isNotCapable } from "../deno_perms/not_capable.ts";
+import { UsageError } from "../util/errors.ts";
+
+/** A command: its arguments (after the command name) in, its exit code out. */
+type Command = (argv: string[], io: Io) => Promise<number>;
+
+interface CommandEntry {
+  load(): Promise<Command>;
+  /** Has no help text of its own: `--help` shows the overview instead of failing. */
+  overviewHelp?: boolean;
+}
+
+const COMMANDS: Record<string, CommandEntry> = {
+  run: { load: async () => (await import("./commands/run.ts")).runCommand },
+  sessions: { load: async () => (await import("./commands/sessions.ts")).sessionsCommand },
+  mcp: { load: async () => (await import("./commands/mcp.ts")).mcpCommand },
+  models: {
+    load: async () => (await import("./commands/models.ts")).modelsCommand,
+    overviewHelp: true,
+  },
+  config: {
+    load: async () => (await import("./commands/config.ts")).configCommand,
+    overviewHelp: true,
+  },
+  schema: {
+    load: async () => (await import("./commands/config.ts")).schemaCommand,
+    overviewHelp: true,
+  },
+  sandbox: {
+    load: async () => (await import("./commands/sandbox.ts")).sandboxCommand,
+    overviewHelp: true,
+  },
+};
+
+const HELP = new Set(["-h", "--help", "help"]);
+const VERSION_FLAGS = new Set(["-V", "--version", "version"]);
 
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    switch (command) {
-      case undefined:
-      case "-h":
-      case "--help":
-      case "help":
-        io.out(MAIN_HELP);
-        return command === undefined ? EXIT.usage : EXIT.ok;
-      case "-V":
-      case "--version":
-      case "version":
-        io.out(`mopac ${VERSION}\n`);
-        return EXIT.ok;
-      case "run":
-        return await (await import("./commands/run.ts")).runCommand(rest, io);
-      default: {
-        const other = await import("./commands/other.ts");
-        return await other.runOtherCommand(command, rest, io);
-      }
+    if (command === undefined || HELP.has(command)) {
+      io.out(MAIN_HELP);
+      return command === undefined ? EXIT.usage : EXIT.ok;
     }
+    if (VERSION_FLAGS.has(command)) {
+      io.out(`mopac ${VERSION}\n`);
+      return EXIT.ok;
+    }
+    const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+    if (!entry) {
+      throw new UsageError(`unknown command '${command}'`, {
+        hint: "run 'mopac --help' for the commands",
+      });
+    }
+    if (entry.overviewHelp && (rest.includes("--help") || rest.includes("-h"))) {
+      io.out(MAIN_HELP);
+      return EXIT.ok;
+    }
+    return await (await entry.load())(rest, io);
   } catch (err) {
     return reportError(err, io);
   }
-}
-
-export function reportError(err: unknown, io: Io): number {
-  // A sandbox refusal anywhere becomes a usage error naming the flag to add.
-  if (isNotCapable(err)) err = explainNotCapable(err);
-  const { code } = endingOf(err);
-  if (err instanceof MopacError) {
-    io.err(`mopac: ${err.message}\n`);
-    if (err.hint) io.err(`hint: ${err.hint}\n`);
-  } else {
-    const e = err instanceof Error ? err : new Error(String(err));
-    io.err(`mopac: internal error: ${e.message}\n`);
-    if (readEnv("MOPAC_DEBUG")) io.err(`${e.stack}\n`);
-  }
-  return code;
 }

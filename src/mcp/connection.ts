@@ -10,12 +10,17 @@ import { maxTotalMs, type McpServerConfig, timeoutMs } from "./config.ts";
 import { createClient } from "./client_factory.ts";
 import { closeQuietly, createTransport } from "./transports.ts";
 import { StdioTransport } from "./stdio_transport.ts";
-import { explainStartFailure, stderrHint } from "./start_errors.ts";
-import { classifyFailure, errorText, McpCallError, tagUndelivered } from "./call_errors.ts";
+import {
+  classifyFailure,
+  errorText,
+  explainStartFailure,
+  McpCallError,
+  stderrHint,
+  tagUndelivered,
+} from "./errors.ts";
 import type { CallResultLike } from "./result.ts";
 import { finishedWithin } from "../util/wait.ts";
-import { ANY_RESULT, preview } from "./lenient.ts";
-import { type ListedTool, listTools } from "./tool_listing.ts";
+import { ANY_RESULT, type ListedTool, listTools, preview } from "./tool_listing.ts";
 
 export interface ConnectionOptions {
   logDir: string;

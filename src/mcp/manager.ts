@@ -5,7 +5,6 @@
  * change mid-run are applied between turns by `refresh()`, so the model's tool set
  * never shifts inside a turn.
  */
-import type { McpServerStatus } from "./status.ts";
 import type { Tool } from "../tools/types.ts";
 import { InterruptedError, ToolInfraError } from "../util/errors.ts";
 import { configProblem, type McpServerConfig } from "./config.ts";
@@ -13,6 +12,14 @@ import { McpConnection } from "./connection.ts";
 import { assignToolNames } from "./naming.ts";
 import { adaptTool } from "./tool_adapter.ts";
 import { logPathFor } from "./transports.ts";
+
+/** How an MCP server came out of start-up, as the `init` event reports it. */
+export interface McpServerStatus {
+  name: string;
+  status: "connected" | "failed" | "disabled";
+  tools: number;
+  error?: string;
+}
 
 export interface McpManagerOptions {
   /** Where `mcp-<name>.log` files (stdio servers' stderr) go. */

@@ -11,8 +11,7 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
 import { serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import { finishedWithin } from "../util/wait.ts";
 import { systemClock } from "../util/clock.ts";
-import { groupAlive, signalGroup } from "../util/process_group.ts";
-import { trackGroup, untrackGroup } from "../util/process_group.ts";
+import { groupAlive, signalGroup, trackGroup, untrackGroup } from "../util/process_group.ts";
 import { readMessages } from "./stdio_framing.ts";
 import { StderrLog } from "./stderr_log.ts";
 

@@ -10,7 +10,7 @@ import type { McpConnection } from "./connection.ts";
 import type { ListedTool } from "./tool_listing.ts";
 import { mapCallResult } from "./result.ts";
 import { normalizeInputSchema } from "./schema.ts";
-import { errorText, McpCallError } from "./call_errors.ts";
+import { errorText, McpCallError } from "./errors.ts";
 
 export function adaptTool(
   name: string,

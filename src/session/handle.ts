@@ -6,15 +6,22 @@
  */
 import type { Message } from "../domain/message.ts";
 import type { FileChange } from "../domain/tool_records.ts";
-import type { FileChangeRecord, SessionHeader, SessionMeta, SessionRecord } from "./types.ts";
-import type { LoadedSession, SessionHandle, StoreOptions } from "./store_types.ts";
+import type {
+  FileChangeRecord,
+  LoadedSession,
+  SessionHandle,
+  SessionHeader,
+  SessionMeta,
+  SessionRecord,
+  StoreOptions,
+} from "./types.ts";
 import { asRecord, finishProblem, messageProblem } from "./records.ts";
 import { type JsonlFile, snapshotDelay, WriteQueue } from "./jsonl_writer.ts";
 import type { SessionLock } from "./lock.ts";
 import type { SessionIndex } from "./session_index.ts";
 import type { SessionState } from "./state.ts";
 import { isBusy } from "./index_db.ts";
-import { attempt } from "./attempt.ts";
+import { attempt } from "./failures.ts";
 
 /** How every handle of a store writes: the store's options with the defaults filled in. */
 export interface HandleSettings {

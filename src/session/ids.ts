@@ -1,9 +1,13 @@
 /**
  * Session ids: a time-ordered UUID (version 7, RFC 9562) names the file, and a short
  * hash of it is what users see and type. Ids sort by creation time, so a directory
- * listing or an index scan is already in order.
+ * listing or an index scan is already in order. What a user typed for `-s` (a full
+ * uuid, a short id, or a unique prefix of either) picks one session: an exact match
+ * wins over prefixes; nothing or several matches are usage errors (exit 2).
  */
 import { createHash } from "node:crypto";
+import { UsageError } from "../util/errors.ts";
+import type { SessionSummary } from "./types.ts";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -69,4 +73,39 @@ export function timeOfSessionId(id: string): number | undefined {
 export function normalizeIdInput(input: string): string | undefined {
   const s = input.trim().toLowerCase();
   return /^[0-9a-f-]+$/.test(s) ? s : undefined;
+}
+
+const LISTED = 10;
+
+export function notFound(input: string): UsageError {
+  return new UsageError(`session not found: ${input}`, {
+    hint: "`mopac sessions list` shows the sessions of this data dir",
+  });
+}
+
+/** One line per session, as in the ambiguity error and `sessions list`. */
+export function describeSession(s: SessionSummary): string {
+  const updated = new Date(s.updated_at).toISOString().slice(0, 16).replace("T", " ");
+  return `${s.short_id}  ${s.id}  ${updated}  ${s.title ?? "(untitled)"}`;
+}
+
+/**
+ * Picks the session `input` names among `candidates` (the sessions whose id or short id
+ * starts with the normalized input).
+ */
+export function pickSession(input: string, candidates: SessionSummary[]): SessionSummary {
+  const q = normalizeIdInput(input);
+  if (!q) throw notFound(input);
+  const matching = candidates.filter((s) => s.id.startsWith(q) || s.short_id.startsWith(q));
+  const exact = matching.filter((s) => s.id === q || s.short_id === q);
+  const pool = exact.length > 0 ? exact : matching;
+  if (pool.length === 0) throw notFound(input);
+  if (pool.length === 1) return pool[0];
+  const sorted = [...pool].sort((a, b) => b.updated_at - a.updated_at);
+  const lines = sorted.slice(0, LISTED).map((s) => `  ${describeSession(s)}`);
+  if (sorted.length > LISTED) lines.push(`  … and ${sorted.length - LISTED} more`);
+  throw new UsageError(
+    `session id "${input}" is ambiguous; it matches ${pool.length} sessions:\n${lines.join("\n")}`,
+    { hint: "give more characters of the id, or the full id" },
+  );
 }

@@ -1,7 +1,6 @@
 /** Row shapes of `index.db` and their mapping to the store's types. */
 import type { Message } from "../domain/message.ts";
-import type { FileChangeRecord } from "./types.ts";
-import type { SearchHit, SessionSummary } from "./store_types.ts";
+import type { FileChangeRecord, SearchHit, SessionSummary } from "./types.ts";
 
 export type Row = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
  */
 import type { Message } from "../domain/message.ts";
 import type { SessionRecord } from "./types.ts";
-import { normalizeFinish } from "./records.ts";
+import { syncFinishedAt } from "./records.ts";
 
 const encoder = new TextEncoder();
 
@@ -135,7 +135,7 @@ export class WriteQueue {
   render(): { records: SessionRecord[]; lines: string[] } {
     const lines = this.#items.map((item) =>
       "message" in item
-        ? JSON.stringify({ type: "message", message: normalizeFinish(item.message) })
+        ? JSON.stringify({ type: "message", message: syncFinishedAt(item.message) })
         : JSON.stringify(item.record)
     );
     // Parsing the lines back gives detached copies that match the file exactly.

@@ -3,7 +3,7 @@
  * person, in order, with tool calls and results as fenced blocks.
  */
 import type { Message, Part } from "../domain/message.ts";
-import type { LoadedSession } from "./store_types.ts";
+import type { LoadedSession } from "./types.ts";
 
 const RESULT_LIMIT = 4000;
 

@@ -4,22 +4,22 @@
  * handles without file, lock and index, so writing behaves the same (validation,
  * debounce, replace-by-id).
  */
-import type { SessionHeader } from "./types.ts";
 import type {
   CreateSessionOptions,
   ListOptions,
   LoadedSession,
   SearchHit,
   SessionHandle,
+  SessionHeader,
   SessionStore,
   SessionSummary,
   StoreOptions,
-} from "./store_types.ts";
+} from "./types.ts";
 import { SessionBusyError } from "../util/errors.ts";
 import { newSession, searchableText, type SessionState } from "./state.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
-import { attempt } from "./attempt.ts";
-import { pickSession } from "./resolve.ts";
+import { attempt } from "./failures.ts";
+import { pickSession } from "./ids.ts";
 
 interface Entry {
   header: SessionHeader;

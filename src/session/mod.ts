@@ -2,7 +2,7 @@
  * The session store: entry point for the app (open a store for the data dir, or an
  * in-memory one for `--ephemeral`) and the pieces the agent and CLI use directly.
  */
-import type { SessionStore, StoreOptions } from "./store_types.ts";
+import type { SessionStore, StoreOptions } from "./types.ts";
 import { DiskSessionStore } from "./store.ts";
 import { MemorySessionStore } from "./memory_store.ts";
 
@@ -16,11 +16,11 @@ export type {
   SessionStore,
   SessionSummary,
   StoreOptions,
-} from "./store_types.ts";
+} from "./types.ts";
 export { INTERRUPTED_RESULT, repairForRequest } from "./repair.ts";
 export { activeHistory } from "./state.ts";
 export { isSessionId, newSessionId, shortIdOf } from "./ids.ts";
-export { describeSession } from "./resolve.ts";
+export { describeSession } from "./ids.ts";
 export { sessionToMarkdown } from "./markdown.ts";
 
 /**

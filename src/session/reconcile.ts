@@ -7,12 +7,11 @@
  * the size that was read (otherwise its writer is ahead of us and indexes it itself).
  */
 import { join } from "node:path";
-import { readSessionFileSync } from "./reader.ts";
+import { type ReadResult, readSessionFileSync } from "./reader.ts";
 import type { SessionIndex } from "./session_index.ts";
 import { hostName, pidAlive, readOwner } from "./lock.ts";
 import { shortIdOf } from "./ids.ts";
 import type { SessionHeader } from "./types.ts";
-import type { ReadResult } from "./reader.ts";
 import type { SessionChanges } from "./index_rows.ts";
 
 const BATCH = 200;

@@ -6,8 +6,13 @@
  */
 import { FINISH_REASONS, type Message, type Part, ROLES } from "../domain/message.ts";
 import { TODO_STATUSES } from "../domain/tool_records.ts";
-import type { FileChangeRecord, MessageRecord, SessionHeader, SessionMeta } from "./types.ts";
-import type { SessionRecord } from "./types.ts";
+import type {
+  FileChangeRecord,
+  MessageRecord,
+  SessionHeader,
+  SessionMeta,
+  SessionRecord,
+} from "./types.ts";
 
 type Obj = Record<string, unknown>;
 
@@ -99,7 +104,7 @@ export function finishProblem(m: Message): string | undefined {
 }
 
 /** `finished_at` follows the finish part, whatever the record said. */
-export function normalizeFinish(m: Message): Message {
+export function syncFinishedAt(m: Message): Message {
   const finish = m.parts.findLast((p: Part) => p.type === "finish");
   const at = finish?.type === "finish" ? finish.at : undefined;
   if (m.finished_at === at) return m;
@@ -150,7 +155,7 @@ export function asRecord(value: unknown): SessionRecord | undefined {
       return isFileChange(value) ? value : undefined;
     case "message": {
       if (messageProblem(value.message) !== undefined) return undefined;
-      const message = normalizeFinish(value.message as Message);
+      const message = syncFinishedAt(value.message as Message);
       return { ...value, message } as MessageRecord;
     }
     default:

@@ -5,7 +5,7 @@
  * (re)indexes that session from its file.
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { SearchHit, SessionSummary } from "./store_types.ts";
+import type { SearchHit, SessionSummary } from "./types.ts";
 import {
   BUSY_TIMEOUT_MS,
   isCorrupt,

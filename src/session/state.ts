@@ -6,14 +6,16 @@
  */
 import type { Message, TextPart } from "../domain/message.ts";
 import type { Denial } from "../domain/tool_records.ts";
-import { type FileChangeRecord, SESSION_FORMAT_VERSION } from "./types.ts";
-import type { SessionHeader, SessionRecord } from "./types.ts";
-import type {
-  CreateSessionOptions,
-  LoadedSession,
-  MergedMeta,
-  SessionSummary,
-} from "./store_types.ts";
+import {
+  type CreateSessionOptions,
+  type FileChangeRecord,
+  type LoadedSession,
+  type MergedMeta,
+  SESSION_FORMAT_VERSION,
+  type SessionHeader,
+  type SessionRecord,
+  type SessionSummary,
+} from "./types.ts";
 import { newSessionId, shortIdOf } from "./ids.ts";
 
 /** A new session (a fresh time-ordered id): its header, and the state holding it. */

@@ -4,28 +4,26 @@
  * damaged, of another schema version, or behind the files).
  */
 import { join } from "node:path";
-import type { SessionHeader } from "./types.ts";
 import type {
   CreateSessionOptions,
   ListOptions,
   LoadedSession,
   SearchHit,
   SessionHandle,
+  SessionHeader,
   SessionStore,
   SessionSummary,
   StoreOptions,
-} from "./store_types.ts";
-import { normalizeIdInput, shortIdOf } from "./ids.ts";
+} from "./types.ts";
+import { normalizeIdInput, notFound, pickSession, shortIdOf } from "./ids.ts";
 import { SessionLock } from "./lock.ts";
 import { JsonlFile } from "./jsonl_writer.ts";
 import { type ReadResult, readSessionFile } from "./reader.ts";
 import { newSession, type SessionState } from "./state.ts";
 import { SessionIndex } from "./session_index.ts";
 import { checkedHeader, fileRows, reconcile } from "./reconcile.ts";
-import { notFound, pickSession } from "./resolve.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
-import { attempt } from "./attempt.ts";
-import { writable } from "./writable.ts";
+import { attempt, writable } from "./failures.ts";
 
 const INDEX_FILE = "index.db";
 const SESSIONS_DIR = "sessions";

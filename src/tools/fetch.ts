@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { truncateOutput } from "./truncate.ts";
 import { defineTool } from "./define.ts";
-import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { asToolError, ToolFailure } from "./failure.ts";
 import { looksBinary } from "./fs/text.ts";
 import { hostOf } from "../deno_perms/needs.ts";
 import { readAtMost } from "../util/bytes.ts";
@@ -156,7 +156,7 @@ async function render(
   let body = text;
   if (isHtml) {
     // Loaded on first use: the DOM and converter cost startup time that most runs never need.
-    const html = await import("./fs/html.ts");
+    const html = await import("./fetch_html.ts");
     if (format === "markdown") body = html.htmlToMarkdown(text);
     else if (format === "text") body = html.htmlToText(text);
     else body = html.htmlBody(text);

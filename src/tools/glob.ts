@@ -10,10 +10,10 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
-import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { asToolError, ToolFailure } from "./failure.ts";
 import { isMissing } from "./fs/paths.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
-import { byNewest, mtimes } from "./fs/stat_many.ts";
+import { byNewest, mtimes } from "./fs/sliced.ts";
 import { requireFolder, walkFolders } from "./fs/walk.ts";
 
 export interface GlobToolOptions {

@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
-import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { asToolError, ToolFailure } from "./failure.ts";
 import { isMissing } from "./fs/paths.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import {
@@ -17,9 +17,9 @@ import {
   searchNamedFile,
   type SearchRequest,
   searchWithJs,
-} from "./fs/search_js.ts";
-import { searchWithRg } from "./fs/search_rg.ts";
-import { byNewest, mtimes } from "./fs/stat_many.ts";
+} from "./search/search_js.ts";
+import { searchWithRg } from "./search/search_rg.ts";
+import { byNewest, mtimes } from "./fs/sliced.ts";
 import { requireFolder } from "./fs/walk.ts";
 
 export interface GrepToolOptions {

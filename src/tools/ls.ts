@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
-import { asToolError } from "./fs/failure.ts";
+import { asToolError } from "./failure.ts";
 import { readsPath, resolveForRun } from "./fs/pinned.ts";
 import { requireFolder, VCS_DIRS, walk, type WalkEntry } from "./fs/walk.ts";
 

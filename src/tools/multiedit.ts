@@ -9,7 +9,7 @@ import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
-import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { asToolError, ToolFailure } from "./failure.ts";
 import { writesPath } from "./fs/pinned.ts";
 import { applyReplacement } from "./fs/replace.ts";
 import { applyStyle } from "./fs/text.ts";

@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { defineTool } from "./define.ts";
-import { asToolError, ToolFailure } from "./fs/failure.ts";
+import { asToolError, ToolFailure } from "./failure.ts";
 import { hasImageExtension, sniffImage } from "./fs/image.ts";
 import { readLineWindow } from "./fs/lines.ts";
 import { isMissing, mtimeOf } from "./fs/paths.ts";

@@ -8,7 +8,7 @@ import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";
 import { commitWrite, createFile, loadText, requireFreshView, writeTarget } from "./fs/editable.ts";
-import { asToolError } from "./fs/failure.ts";
+import { asToolError } from "./failure.ts";
 import { toLf } from "./fs/text.ts";
 import { writesPath } from "./fs/pinned.ts";
 import type { EditToolOptions } from "./edit.ts";

@@ -1,8 +1,7 @@
 /** PreToolUse hooks run by real bash: outcomes, time-outs, process groups, environment. */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { PreToolUseHooks } from "../../src/permission/hooks.ts";
-import { runHookCommand } from "../../src/permission/hook_process.ts";
+import { PreToolUseHooks, runHookCommand } from "../../src/permission/hooks.ts";
 import { createGate } from "../../src/permission/gate.ts";
 import { resolveProfile } from "../../src/permission/profiles.ts";
 import type { Decision } from "../../src/permission/types.ts";

@@ -3,9 +3,8 @@
  * cached price, the rest at the full price, estimates marked as estimates.
  */
 import assert from "node:assert/strict";
-import { costOf } from "../../src/domain/usage.ts";
+import { addUsage, costOf } from "../../src/domain/usage.ts";
 import { estimateUsage, parseUsage } from "../../src/provider/usage.ts";
-import { addUsage } from "../../src/domain/usage.ts";
 import { createProvider } from "../../src/provider/provider.ts";
 import { loadFixture } from "../_support/provider_fixtures.ts";
 import { ok, scriptedFetch, sse, testModel, userRequest } from "./helpers.ts";

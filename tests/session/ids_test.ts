@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { isSessionId, newSessionId, openSessionStore, shortIdOf } from "../../src/session/mod.ts";
 import { timeOfSessionId } from "../../src/session/ids.ts";
-import { pickSession } from "../../src/session/resolve.ts";
+import { pickSession } from "../../src/session/ids.ts";
 import type { SessionSummary } from "../../src/session/mod.ts";
 import { UsageError } from "../../src/util/errors.ts";
 import type { SessionHeader } from "../../src/session/types.ts";

@@ -3,7 +3,7 @@ import * as path from "node:path";
 import { createGlobTool } from "../../src/tools/glob.ts";
 import { createGrepTool } from "../../src/tools/grep.ts";
 import { createViewTool } from "../../src/tools/view.ts";
-import { searchWithRg } from "../../src/tools/fs/search_rg.ts";
+import { searchWithRg } from "../../src/tools/search/search_rg.ts";
 import { call, makeContext, tempWorkspace, touch, writeTree } from "./_helpers.ts";
 
 const builtin = createGrepTool({ ripgrep: false });

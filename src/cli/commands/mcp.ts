@@ -5,11 +5,14 @@
  * 6 a server (or, for `list`, a required server) failed or a called tool returned an error.
  */
 import { parseArgs } from "node:util";
+import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
+import { splitCommon } from "../flags.ts";
+import { logsDir } from "../../config/mod.ts";
 import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
 import { createMcpManager, type McpManager } from "../../mcp/manager.ts";
 import { mapCallResult } from "../../mcp/result.ts";
-import { errorText } from "../../mcp/call_errors.ts";
+import { errorText } from "../../mcp/errors.ts";
 
 export interface McpCommandIo {
   stdout(s: string): void;
@@ -25,6 +28,18 @@ const MCP_HELP = `Usage: mopac mcp <command> [--json]
   ping [SERVER]             connect and ping; exit 6 when one does not answer
   call SERVER TOOL [JSON]   call one tool with a JSON object of arguments
 `;
+
+/** The command as the CLI dispatches it: config gives the servers and the log folder. */
+export async function mcpCommand(argv: string[], io: Io): Promise<number> {
+  const { rest, load } = splitCommon(argv);
+  const loaded = await load();
+  return runMcpCommand(rest, {
+    stdout: (s) => io.out(s),
+    stderr: (s) => io.err(s),
+    servers: loaded.config.mcp ?? {},
+    logDir: logsDir(loaded.dataDir),
+  });
+}
 
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let parsed;

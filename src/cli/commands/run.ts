@@ -3,12 +3,11 @@
  * render its events and turn its ending into the exit code.
  */
 import { fstatSync } from "node:fs";
-import { parseRunArgs, type RunArgs } from "../args.ts";
+import { parseRunArgs, type RunArgs } from "../flags.ts";
 import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
-import { createRenderer } from "../render/renderer.ts";
-import { endingOf, EXIT } from "../exit_codes.ts";
-import { reportError } from "../mod.ts";
+import { createRenderer } from "../render.ts";
+import { endingOf, EXIT, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { failedResult, resultEvent } from "../../app/run_events.ts";
 

@@ -4,9 +4,17 @@
  * SessionBusyError (both exit 2 through the exit-code table); bad flags return 2 here.
  */
 import { parseArgs } from "node:util";
+import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
-import { describeSession, openSessionStore, sessionToMarkdown } from "../../session/mod.ts";
-import type { LoadedSession, SessionStore, SessionSummary } from "../../session/mod.ts";
+import { splitCommon } from "../flags.ts";
+import {
+  describeSession,
+  type LoadedSession,
+  openSessionStore,
+  type SessionStore,
+  type SessionSummary,
+  sessionToMarkdown,
+} from "../../session/mod.ts";
 import type { Message } from "../../domain/message.ts";
 
 export interface SessionsCommandIo {
@@ -29,6 +37,13 @@ ID is a full session id, a short id, or a unique prefix of either.
 
 const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 const count = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(n));
+
+/** The command as the CLI dispatches it: config picks the data dir. */
+export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
+  const { rest, load } = splitCommon(argv);
+  const { dataDir } = await load();
+  return runSessionsCommand(rest, { stdout: (s) => io.out(s), stderr: (s) => io.err(s), dataDir });
+}
 
 export async function runSessionsCommand(args: string[], io: SessionsCommandIo): Promise<number> {
   let parsed;

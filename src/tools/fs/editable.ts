@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { relativeInside } from "../../permission/match.ts";
 import type { ToolContext, ToolOutput } from "../types.ts";
 import { diffBlock, unifiedDiff } from "./diff.ts";
-import { ToolFailure } from "./failure.ts";
+import { ToolFailure } from "../failure.ts";
 import { isMissing, mtimeOf } from "./paths.ts";
 import { resolveForRun } from "./pinned.ts";
 import { decodeUtf8Strict, looksBinary, splitStyle, type TextStyle } from "./text.ts";

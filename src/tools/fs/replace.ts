@@ -3,7 +3,7 @@
  * that is ambiguous or does not match exactly fails with a message that tells the
  * model how to fix its call, rather than guessing which text it meant.
  */
-import { ToolFailure } from "./failure.ts";
+import { ToolFailure } from "../failure.ts";
 import { countOccurrences, lineOfIndex, toLf } from "./text.ts";
 
 export interface Replacement {

@@ -5,7 +5,7 @@
  * is skipped unless a .gitignore negation (`!name`) explicitly re-includes it.
  */
 import * as path from "node:path";
-import { ToolFailure } from "./failure.ts";
+import { ToolFailure } from "../failure.ts";
 import { GitIgnoreTree } from "./gitignore.ts";
 import { isMissing } from "./paths.ts";
 

@@ -1,12 +1,14 @@
 /**
- * Sorts what went wrong with a request, because the right reaction differs: a request
- * the server provably never received can be retried on a fresh connection; one that
- * was in flight when the connection died must not be (it may have run); a timeout or
- * a protocol error goes back to the model as a tool error.
+ * What went wrong with an MCP server, in words that help. A request: sorted,
+ * because the right reaction differs: one the server provably never received can be
+ * retried on a fresh connection; one that was in flight when the connection died must
+ * not be (it may have run); a timeout or a protocol error goes back to the model as a
+ * tool error. A server that failed to start: the reason, with its last stderr lines.
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
+import { StdioTransport } from "./stdio_transport.ts";
 
 /** A send that failed before the server could have acted on the message. */
 export class UndeliveredError extends Error {
@@ -80,4 +82,33 @@ export function classifyFailure(
   // "Not connected" comes from the SDK itself when the transport is already gone.
   if (err instanceof Error && /^Not connected/.test(err.message)) return "undelivered";
   return connectionLost ? "connection" : "protocol";
+}
+
+// Why a server failed to start: a dead child's stderr beats "Connection closed".
+
+export function explainStartFailure(err: unknown, transport: Transport): string {
+  if (err instanceof Deno.errors.NotFound && transport instanceof StdioTransport) {
+    return `command not found: ${transport.command}`;
+  }
+  if (err instanceof Deno.errors.NotCapable) return `${errorText(err)} (Deno permission)`;
+  // Only a child that died by itself: after an error answer the SDK closes the
+  // transport, and "exited with code 0" would hide what the server said.
+  if (transport instanceof StdioTransport && transport.exitStatus && transport.exitedOnItsOwn) {
+    return `server exited with code ${transport.exitStatus.code}${stderrHint(transport)}`;
+  }
+  const status = (err as { code?: unknown })?.code;
+  const text = errorText(err);
+  if (
+    typeof status === "number" && status >= 100 && status < 600 && !text.includes(String(status))
+  ) {
+    return `${text} (HTTP ${status})`;
+  }
+  return text + stderrHint(transport);
+}
+
+/** The last stderr lines of a stdio server, as a suffix for an error message. */
+export function stderrHint(transport: Transport): string {
+  if (!(transport instanceof StdioTransport) || !transport.stderrTail) return "";
+  const lines = transport.stderrTail.split("\n").filter((l) => l.trim() !== "");
+  return `; stderr: ${lines.slice(-3).join(" | ").slice(0, 500)}`;
 }

@@ -5,8 +5,8 @@
  * with NUL bytes skipped, at most `maxPerFile` matching lines per file, lines
  * split on "\n" (a "\r" stays part of the line, as in rg).
  */
-import { forEachSliced } from "./sliced.ts";
-import { walkFolders } from "./walk.ts";
+import { forEachSliced } from "../fs/sliced.ts";
+import { walkFolders } from "../fs/walk.ts";
 
 export interface SearchRequest {
   /** Absolute real path of the folder searched. */

@@ -1,5 +1,17 @@
-/** Turns the OS refusing a session write into an error the user can act on. */
+/**
+ * How the store's failures reach its callers: a throw in synchronous work becomes
+ * a rejection (one failure mode whether the work was sync or not), and the OS
+ * refusing a write becomes an error the user can act on.
+ */
 import { UsageError } from "../util/errors.ts";
+
+export function attempt<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
 
 /**
  * The OS refusing a write (a read-only mount, an immutable or foreign-owned file) is

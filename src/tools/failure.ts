@@ -3,8 +3,8 @@
  * ToolFailure (or hit a filesystem error) and `asToolError` turns that into an
  * error result. Anything else (a bug, a cancelled run) propagates to the runner.
  */
-import type { ToolOutput } from "../types.ts";
-import { PathChangedError } from "./pinned.ts";
+import type { ToolOutput } from "./types.ts";
+import { PathChangedError } from "./fs/pinned.ts";
 
 /** A failure whose message goes back to the model as the tool's error result. */
 export class ToolFailure extends Error {

@@ -1,7 +1,13 @@
-/** Flags of `mopac run` (DESIGN §1), parsed with node:util and checked. */
+/**
+ * Flags, parsed with node:util and checked: those of `mopac run` (DESIGN §1), and
+ * --cwd, --config and --data-dir, which every command that reads config takes.
+ */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { resolve } from "node:path";
 import { UsageError } from "../util/errors.ts";
-import type { OutputFormat } from "./render/renderer.ts";
+import { readEnv } from "../util/env.ts";
+import { loadConfig, type LoadedConfig } from "../config/mod.ts";
+import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
 
 export interface RunArgs {
@@ -140,4 +146,41 @@ function positiveNumber(value: string | undefined, flag: string): number | undef
     throw new UsageError(`${flag} needs a positive number, got '${value}'`);
   }
   return n;
+}
+
+const COMMON = {
+  cwd: { type: "string" },
+  config: { type: "string" },
+  "data-dir": { type: "string" },
+} as const;
+
+/** Takes --cwd, --config and --data-dir out of args, wherever they stand. */
+export function splitCommon(args: string[]): { rest: string[]; load: () => Promise<LoadedConfig> } {
+  const rest: string[] = [];
+  const common: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const name = a.split("=")[0];
+    if (name === "--cwd" || name === "--config" || name === "--data-dir") {
+      common.push(a);
+      if (!a.includes("=")) {
+        const value = args[++i];
+        if (value === undefined || value.startsWith("-")) {
+          throw new UsageError(`${name} needs a value`, { hint: `write ${name} PATH` });
+        }
+        common.push(value);
+      }
+    } else rest.push(a);
+  }
+  const { values } = parseFlags(common, COMMON, "help");
+  return {
+    rest,
+    load: () =>
+      loadConfig({
+        cwd: resolve(values.cwd ?? Deno.cwd()),
+        configFile: values.config,
+        dataDir: values["data-dir"],
+        env: readEnv,
+      }),
+  };
 }

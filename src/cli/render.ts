@@ -1,10 +1,37 @@
 /**
- * Text output: the assistant's text on stdout as it streams, progress on stderr.
- * A retried response is printed only beyond what is already on the screen (DESIGN §3).
+ * How a run's events reach the user, one renderer per output format: json and
+ * stream-json print the events; text prints the assistant's text on stdout as it
+ * streams and progress on stderr. A retried response is printed only beyond what is
+ * already on the screen (DESIGN §3).
  */
-import type { RunEvent } from "../../app/run_events.ts";
-import type { Io } from "../io.ts";
-import type { Renderer } from "./renderer.ts";
+import type { RunEvent } from "../app/run_events.ts";
+import type { Io } from "./io.ts";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export interface Renderer {
+  event(e: RunEvent): void;
+}
+
+export function createRenderer(
+  format: OutputFormat,
+  io: Io,
+  opts: { quiet: boolean; verbose: boolean },
+): Renderer {
+  switch (format) {
+    case "text":
+      return textRenderer(io, opts);
+    case "json":
+      return {
+        event(e) {
+          // Retries are logged on stderr by the provider itself.
+          if (e.type === "result") io.out(JSON.stringify({ v: 1, ...e }) + "\n");
+        },
+      };
+    case "stream-json":
+      return { event: (e) => io.out(JSON.stringify({ v: 1, ...e }) + "\n") };
+  }
+}
 
 interface Printed {
   /** Text of the current attempt of this message. */
@@ -13,7 +40,7 @@ interface Printed {
   printed: string;
 }
 
-export function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Renderer {
+function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Renderer {
   const messages = new Map<string, Printed>();
   let lastChar = "\n";
   let lastMessage = "";
