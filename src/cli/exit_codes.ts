@@ -18,6 +18,7 @@ import {
 import { readEnv } from "../util/env.ts";
 import { explainNotCapable, isNotCapable } from "../deno_perms/not_capable.ts";
 import type { Io } from "./io.ts";
+import { ProviderError } from "../provider/errors.ts";
 
 export const EXIT = {
   ok: 0,
@@ -46,7 +47,10 @@ export function endingOf(err: unknown): Ending {
       subtype: err.kind === "turns" ? "error_max_turns" : "error_budget",
     };
   }
-  if (err instanceof AgentError) return { code: EXIT.agent, subtype: "error_agent" };
+  // A model call that failed for good ends the run like the agent failing (DESIGN §2).
+  if (err instanceof AgentError || err instanceof ProviderError) {
+    return { code: EXIT.agent, subtype: "error_agent" };
+  }
   if (err instanceof ToolInfraError) return { code: EXIT.tool, subtype: "error_tool" };
   if (err instanceof InterruptedError) {
     return { code: err.signal === "SIGTERM" ? EXIT.sigterm : EXIT.sigint, subtype: "cancelled" };

@@ -4,7 +4,7 @@
  * `context_length`, stop at once on `auth`, …); `retryable` is what the retry
  * policy reads, so classification and policy stay separate.
  */
-import { AgentError } from "../util/errors.ts";
+import { MopacError } from "../util/errors.ts";
 
 export type ProviderErrorKind =
   | "auth"
@@ -36,7 +36,7 @@ export interface ProviderErrorOptions {
   cause?: unknown;
 }
 
-export class ProviderError extends AgentError {
+export class ProviderError extends MopacError {
   readonly kind: ProviderErrorKind;
   readonly status?: number;
   readonly retryable: boolean;
