@@ -5,6 +5,29 @@
  */
 import type { Usage } from "../domain/usage.ts";
 
+/**
+ * One thing that happened in the loop. Per model request: `text` and `reasoning`
+ * pieces as they stream (a `retry` voids the pieces of that message so far), then
+ * `turn` with its usage; then for each tool call a `tool_call` and, once it ran (or
+ * was refused), its `tool_result`; `summarized` when the history was compacted.
+ *
+ * Contract: the loop calls `emit` synchronously; it must not throw (a throw ends the run).
+ *
+ * @example Collecting the answer as it streams
+ * ```ts
+ * import type { AgentEvent } from "./events.ts";
+ *
+ * const texts = new Map<string, string>();
+ * const emit = (e: AgentEvent) => {
+ *   if (e.type === "text") texts.set(e.message_id, (texts.get(e.message_id) ?? "") + e.delta);
+ *   if (e.type === "retry") texts.delete(e.message_id);
+ * };
+ * emit({ type: "text", delta: "Hel", message_id: "m1" });
+ * emit({ type: "retry", attempt: 2, delay_ms: 500, reason: "HTTP 503", message_id: "m1" });
+ * emit({ type: "text", delta: "Hello", message_id: "m1" });
+ * if (texts.get("m1") !== "Hello") throw new Error("a retry starts the message over");
+ * ```
+ */
 export type AgentEvent =
   /** A piece of the assistant's answer as it streams. */
   | { type: "text"; delta: string; message_id: string }

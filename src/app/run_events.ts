@@ -60,7 +60,37 @@ export interface ResultEvent {
   error?: string;
 }
 
-/** Every event a run's output carries, `init` first and `result` last. */
+/**
+ * Every event a run's output carries: `init` first, the loop's events (AgentEvent),
+ * and `result` last, also for a run that failed before it started. With
+ * `-o stream-json` each is one JSON line with `"v": 1` added; `-o json` prints only
+ * the `result`.
+ *
+ * @example Reading a run's output
+ * ```ts
+ * import type { RunEvent } from "./run_events.ts";
+ *
+ * function summary(events: RunEvent[]): string {
+ *   const result = events.find((e) => e.type === "result");
+ *   if (!result || result.type !== "result") return "no result";
+ *   return `${result.subtype} (exit ${result.exit_code}) after ${result.num_turns} turn(s)`;
+ * }
+ * const line = summary([{
+ *   type: "result",
+ *   subtype: "success",
+ *   is_error: false,
+ *   exit_code: 0,
+ *   result: "done",
+ *   session_id: "s",
+ *   num_turns: 1,
+ *   usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0 },
+ *   cost_usd: 0,
+ *   duration_ms: 5,
+ *   denials: [],
+ * }]);
+ * if (line !== "success (exit 0) after 1 turn(s)") throw new Error(line);
+ * ```
+ */
 export type RunEvent = InitEvent | AgentEvent | ResultEvent;
 
 export function initEvent(facts: Omit<InitEvent, "type">): InitEvent {

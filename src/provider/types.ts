@@ -39,9 +39,43 @@ export interface ProviderTurn {
   cost_usd: number;
 }
 
+/**
+ * One model behind an OpenAI-compatible endpoint (`createProvider`, provider.ts).
+ *
+ * Contract of `complete`: it streams one response, calling `onEvent` for each piece
+ * as it arrives, and resolves with the assembled turn (parts, finish reason, usage,
+ * cost). Failed attempts that are worth another are retried inside; before the next
+ * attempt's first piece it sends a `retry` event, after which the pieces of the
+ * attempt so far are void. When the call fails for good it throws ProviderError
+ * (its `kind` says why: auth, rate_limit, context_length, …); when `req.signal`
+ * aborts it throws a DOMException named "AbortError". `onEvent` must not throw.
+ *
+ * @example A provider that answers from a script (what the loop's tests do)
+ * ```ts
+ * import type { Provider } from "./types.ts";
+ *
+ * const canned: Provider = {
+ *   label: "test/canned",
+ *   complete(_req, onEvent) {
+ *     onEvent({ type: "text", delta: "Done." });
+ *     return Promise.resolve({
+ *       parts: [{ type: "text", text: "Done." }],
+ *       finish_reason: "stop",
+ *       usage: { input_tokens: 10, output_tokens: 2, cached_input_tokens: 0 },
+ *       cost_usd: 0,
+ *     });
+ *   },
+ * };
+ * const turn = await canned.complete({ system: "", messages: [], tools: [] }, () => {});
+ * if (turn.finish_reason !== "stop") throw new Error("a canned answer stops");
+ * ```
+ */
 export interface Provider {
   /** `provider/model` as shown to users. */
   readonly label: string;
-  /** Streams one response; throws ProviderError when it fails for good. */
+  /**
+   * Streams one response.
+   * @throws {ProviderError} when the call fails for good, after retries
+   */
   complete(req: ChatRequest, onEvent: (e: StreamEvent) => void): Promise<ProviderTurn>;
 }

@@ -53,7 +53,11 @@ export interface FileChangeRecord {
 
 export type SessionRecord = SessionHeader | SessionMeta | MessageRecord | FileChangeRecord;
 
-/** What the loop needs of a store. */
+/**
+ * What the loop needs of a store: where one session's records go. Contract: every
+ * method may reject (a disk that refuses the write is a UsageError naming the file);
+ * records are appended in call order.
+ */
 export interface SessionWriter {
   readonly id: string;
   /**
@@ -137,6 +141,38 @@ export interface ListOptions {
   includeChildren?: boolean;
 }
 
+/**
+ * The sessions of one data dir (`openSessionStore`, mod.ts): `<data dir>/sessions/
+ * <uuid>.jsonl` files, the source of truth, and `index.db`, a SQLite index rebuilt
+ * from them whenever it is missing, damaged or behind.
+ *
+ * Contract: one writer per session. `create` and `open` lock the session for this
+ * process (a SessionBusyError while another live process holds it) and hand out a
+ * SessionHandle, which the agent loop writes through; `close` on the handle writes
+ * what is pending and releases the lock. `read`, `list` and `search` never lock.
+ * Ids are full uuids, short ids or unique prefixes of either; one that matches
+ * nothing or several sessions is a UsageError (exit 2). An interrupted session is
+ * always readable and resumable: a torn last line is skipped.
+ *
+ * @example An in-memory store (`--ephemeral`) has the same interface and writes nothing
+ * ```ts
+ * import { openSessionStore } from "./mod.ts";
+ *
+ * const store = await openSessionStore("/nonexistent", { ephemeral: true });
+ * const session = await store.create({ cwd: "/work" });
+ * await session.saveMessage({
+ *   id: "m1",
+ *   role: "user",
+ *   parts: [{ type: "text", text: "fix the build" }],
+ *   created_at: 0,
+ *   updated_at: 0,
+ * }, { flush: true });
+ * const loaded = await session.load();
+ * if (loaded.messages.length !== 1) throw new Error("the message is stored");
+ * await session.close();
+ * store.close();
+ * ```
+ */
 export interface SessionStore {
   /** True for `--ephemeral`: nothing is read from or written to disk. */
   readonly ephemeral: boolean;

@@ -19,6 +19,7 @@ export interface ToolState {
   shell: { cwd: string; env: Record<string, string> };
 }
 
+/** What a tool call may use besides its arguments; one per session, the signal per call. */
 export interface ToolContext {
   session_id: string;
   /** Workspace root: file tools stay inside it unless the profile allows more. */
@@ -35,8 +36,10 @@ export interface ToolContext {
   stateChanged(): void;
 }
 
+/** What a tool returns: `content` for the model (cut to the run's limits by the runner). */
 export interface ToolOutput {
   content: string;
+  /** The call failed in a way the model can act on; `content` says how. */
   is_error?: boolean;
   images?: ImagePart[];
   /** Model usage spent inside the tool (sub-agents); counts against the run's limits. */
@@ -47,16 +50,49 @@ export interface ToolOutput {
 }
 
 /**
- * A tool the model can call, built-in (see define.ts) or from an MCP server. `I` is
- * its parsed arguments. Every call goes one path (agent/tool_runner.ts): `parse` the model's
- * arguments, ask the gate with what `access` reports, `run`, truncate the output.
+ * A tool the model can call, built-in (made with `defineTool`, define.ts) or from an
+ * MCP server. `I` is its parsed arguments.
+ *
+ * Contract: every call goes one path (src/agent/tool_runner.ts), and a tool cannot
+ * skip a step of it: the runner `parse`s the model's arguments, asks the gate with
+ * what `access` reports, then `run`s the call with the same parsed object, and cuts
+ * the output to the run's limits. `parse` throws ToolInputError for arguments the
+ * model can correct. `run` may throw or return `is_error` for anything the model can
+ * fix; both reach the model as an error result and never end the run. A tool that
+ * touches files, hosts or runs commands must report them in `access`, or the gate
+ * cannot check them.
+ *
+ * @example A tool written by hand (built-in tools use `defineTool` instead)
+ * ```ts
+ * import type { Tool } from "./types.ts";
+ * import { ToolInputError } from "../util/errors.ts";
+ *
+ * const shout: Tool<{ text: string }> = {
+ *   name: "shout",
+ *   description: "Repeats the text in capitals",
+ *   parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   parse(input) {
+ *     const text = (input as { text?: unknown } | null)?.text;
+ *     if (typeof text !== "string") throw new ToolInputError("text must be a string");
+ *     return { text };
+ *   },
+ *   run: (input) => Promise.resolve({ content: input.text.toUpperCase() }),
+ * };
+ * const input = shout.parse({ text: "hi" });
+ * if (input.text !== "hi") throw new Error("parse kept the text");
+ * ```
  */
 export interface Tool<I = unknown> {
+  /** The name the model calls (`[A-Za-z0-9_-]`, at most 64 characters). */
   readonly name: string;
+  /** What the model reads about the tool. */
   readonly description: string;
   /** JSON Schema of the arguments object, as offered to the model. */
   readonly parameters: Record<string, unknown>;
-  /** Checks the model's arguments; throws ToolInputError with a message the model can act on. */
+  /**
+   * Checks the model's arguments (an object, or `{}` for none).
+   * @throws {ToolInputError} with a message the model can act on
+   */
   parse(input: unknown): I;
   /** What the call would touch, for the gate. Omitted: touches nothing beyond the tool itself. */
   access?(input: I, ctx: ToolContext): Access | Promise<Access>;
