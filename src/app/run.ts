@@ -1,9 +1,10 @@
 /**
  * The composition root of `mopac run`, in four steps: resolve what the run is
- * (resolve_run.ts), open its store and session, wire the agent (wire_agent.ts), and
- * execute it. A sub-agent (an `agent` tool call) goes through the same open, wire
- * and execute steps with its own profile, model and child session. Whatever a step
- * opens is closed by one AsyncDisposableStack, in reverse order.
+ * (resolve_run.ts), open its store and session (`openRun`), wire its providers and
+ * agent (`wireRun`, wire_agent.ts), and execute it (`PreparedRun.execute`). A
+ * sub-agent (an `agent` tool call) goes through the same open, wire and execute
+ * steps with its own profile, model and child session. Whatever a step opens is
+ * closed by one AsyncDisposableStack, in reverse order.
  */
 import type { AgentEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
@@ -11,15 +12,24 @@ import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { preflight } from "../deno_perms/needs.ts";
 import { runSecrets } from "../secrets/sources.ts";
-import { openSessionStore } from "../session/mod.ts";
+import { openSessionStore, type SessionStore } from "../session/mod.ts";
 import type { AgentRunner } from "../tools/agent.ts";
 import { readEnv } from "../util/env.ts";
-import { openChildSession, openRunSession } from "./open_session.ts";
-import { loadOutputSchema } from "./output_schema.ts";
+import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
+import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
 import { type ResolvedRun, resolveRun, type RunOptions, withKeyVar } from "./resolve_run.ts";
 import { type InitEvent, initEvent } from "./run_events.ts";
-import { executeAgent, RunProviders, type RunShared, RunSpend, wireAgent } from "./wire_agent.ts";
+import {
+  executeAgent,
+  RunProviders,
+  type RunShared,
+  RunSpend,
+  wireAgent,
+  type WiredAgent,
+} from "./wire_agent.ts";
+import type { Provider } from "../provider/types.ts";
+import type { Redactor } from "../secrets/redactor.ts";
 
 /** Turns a sub-agent may take when no limit says otherwise. */
 const SUB_AGENT_MAX_TURNS = 50;
@@ -40,83 +50,25 @@ export async function prepareRun(
   args: RunOptions,
   opts: { warn: (line: string) => void },
 ): Promise<PreparedRun> {
-  // Step 1: resolve. Nothing is opened before the preflight has passed.
+  // Resolve. Nothing is opened before the preflight has passed.
   const resolved = await resolveRun(args);
   preflight(resolved.required);
   const outputSchema = args.outputSchema
     ? await loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
-  const { loaded, profile, cwd } = resolved;
-  const { config } = loaded;
-  let redactor = runSecrets(loaded, [resolved.model, resolved.smallModel]);
-  const warn = (line: string) => opts.warn(redactor.redact(line));
-
   await using stack = new AsyncDisposableStack();
-  // Step 2: open. A dry run writes nothing: it only shows what a run would be.
-  const store = await openSessionStore(loaded.dataDir, {
-    ephemeral: args.ephemeral || args.dryRun,
-    warn,
-  });
-  stack.defer(() => quietly(() => store.close()));
-  const session = await openRunSession(store, {
-    continue: args.continue,
-    session: args.session,
-    cwd,
-  });
-  stack.defer(() => quietly(() => session.handle.close()));
-  const model = restoredModel(resolved, session.lastModel, args, warn);
-  if (model !== resolved.model) {
-    redactor = runSecrets(loaded, [model, resolved.smallModel]);
-  }
-  if (model.unlisted && args.verbose) {
-    warn(`mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`);
-  }
-
-  // Step 3: wire.
-  const providers = new RunProviders(args, resolved, warn);
-  const provider = providers.of(model);
-  const small = resolved.smallModel === resolved.model
-    ? provider
-    : providers.of(resolved.smallModel);
-  providers.alias(resolved.smallModel, small);
-  const shared: RunShared = {
-    resolved,
-    store,
-    redactor,
-    warn,
-    providers,
-    spend: new RunSpend(resolved.limits),
-  };
-  const wired = await wireAgent(shared, {
-    profile,
-    model,
-    provider,
-    session,
-    mcp: true,
-    runAgent: subAgentRunner(shared, session.handle.id),
-    system: async (mcpInstructions) => {
-      const base = await gatherSystemPrompt({ loaded, cwd, model, profile, mcpInstructions });
-      return outputSchema ? `${base}\n\n${outputSchema.section}` : base;
-    },
-    loop: {
-      answerCheck: outputSchema?.check,
-      summarizer: config.options?.disable_auto_summarize ? undefined : {
-        provider: small,
-        contextWindow: model.context_window,
-        summaryWindow: resolved.smallModel.context_window,
-      },
-    },
-  }, stack);
+  const opened = await openRun(resolved, args, opts.warn, stack);
+  const { shared, wired, small } = await wireRun(resolved, opened, args, outputSchema, stack);
+  const { loaded, profile, cwd } = resolved;
   const init = initEvent({
-    session_id: session.handle.id,
-    model: provider.label,
+    session_id: opened.session.handle.id,
+    model: wired.spec.provider.label,
     agent: profile.name,
     cwd,
     tools: wired.tooling.runner.specs().map((s) => s.name),
     mcp_servers: wired.tooling.mcpStatuses,
   });
-
-  // Step 4 is the caller's: execute, then dispose.
+  // Execute is the caller's; what was opened is closed when it disposes the run.
   const owned = stack.move();
   return {
     init,
@@ -143,6 +95,93 @@ export async function prepareRun(
     },
     [Symbol.asyncDispose]: () => owned.disposeAsync(),
   };
+}
+
+interface OpenedRun {
+  store: SessionStore;
+  session: OpenedSession;
+  /** The large model: the resumed session's, unless `-m` says otherwise. */
+  model: ResolvedModel;
+  redactor: Redactor;
+  /** Progress and warnings, redacted. */
+  warn: (line: string) => void;
+}
+
+/** Opens the store and the session (new, `-C` or `-s`); a dry run writes nothing. */
+async function openRun(
+  resolved: ResolvedRun,
+  args: RunOptions,
+  log: (line: string) => void,
+  stack: AsyncDisposableStack,
+): Promise<OpenedRun> {
+  const { loaded } = resolved;
+  // The resumed model's key joins the secrets once it is known; warnings before use these.
+  let redactor = runSecrets(loaded, [resolved.model, resolved.smallModel]);
+  const warn = (line: string) => log(redactor.redact(line));
+  const store = await openSessionStore(loaded.dataDir, {
+    ephemeral: args.ephemeral || args.dryRun,
+    warn,
+  });
+  stack.defer(() => quietly(() => store.close()));
+  const session = await openRunSession(store, {
+    continue: args.continue,
+    session: args.session,
+    cwd: resolved.cwd,
+  });
+  stack.defer(() => quietly(() => session.handle.close()));
+  const model = restoredModel(resolved, session.lastModel, args, warn);
+  if (model !== resolved.model) redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  if (model.unlisted && args.verbose) {
+    warn(`mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`);
+  }
+  return { store, session, model, redactor, warn };
+}
+
+/** The run's providers, what its agents share, and the run's own agent wired. */
+async function wireRun(
+  resolved: ResolvedRun,
+  opened: OpenedRun,
+  args: RunOptions,
+  outputSchema: OutputSchema | undefined,
+  stack: AsyncDisposableStack,
+): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider }> {
+  const { loaded, profile, cwd } = resolved;
+  const { model, session } = opened;
+  const providers = new RunProviders(args, resolved, opened.warn);
+  const provider = providers.of(model);
+  const small = resolved.smallModel === resolved.model
+    ? provider
+    : providers.of(resolved.smallModel);
+  providers.alias(resolved.smallModel, small);
+  const shared: RunShared = {
+    resolved,
+    store: opened.store,
+    redactor: opened.redactor,
+    warn: opened.warn,
+    providers,
+    spend: new RunSpend(resolved.limits),
+  };
+  const wired = await wireAgent(shared, {
+    profile,
+    model,
+    provider,
+    session,
+    mcp: true,
+    runAgent: subAgentRunner(shared, session.handle.id),
+    system: async (mcpInstructions) => {
+      const base = await gatherSystemPrompt({ loaded, cwd, model, profile, mcpInstructions });
+      return outputSchema ? `${base}\n\n${outputSchema.section}` : base;
+    },
+    loop: {
+      answerCheck: outputSchema?.check,
+      summarizer: loaded.config.options?.disable_auto_summarize ? undefined : {
+        provider: small,
+        contextWindow: model.context_window,
+        summaryWindow: resolved.smallModel.context_window,
+      },
+    },
+  }, stack);
+  return { shared, wired, small };
 }
 
 /**
