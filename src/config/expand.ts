@@ -8,7 +8,7 @@
  */
 import { ConfigError, SandboxError } from "../util/errors.ts";
 import { dotted, type JsonPath } from "./jsonc.ts";
-import { type CommandResult, runConfigCommand } from "./command.ts";
+import { type BoundedResult, runBounded } from "../util/subprocess.ts";
 
 export interface ExpandContext {
   env: (name: string) => string | undefined;
@@ -166,11 +166,12 @@ function closingParen(text: string, from: number): number {
   return -1;
 }
 
+/** A `$(...)`: real bash, killed with everything it started when its time is up. */
 async function runCommand(command: string, ctx: ExpandContext, path: JsonPath): Promise<string> {
   const timeoutMs = ctx.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  let result: CommandResult;
+  let result: BoundedResult;
   try {
-    result = await runConfigCommand(command, ctx.cwd, timeoutMs);
+    result = await runBounded("bash", { args: ["-c", command], cwd: ctx.cwd, timeoutMs });
   } catch (err) {
     if (err instanceof Deno.errors.NotCapable) {
       throw new SandboxError(
@@ -183,7 +184,7 @@ async function runCommand(command: string, ctx: ExpandContext, path: JsonPath): 
   if (result.kind === "timeout") {
     throw fail(ctx, path, `$(${command}) did not finish within ${timeoutMs / 1000} s`);
   }
-  if (result.kind === "failed") {
+  if (!result.success) {
     const stderr = result.stderr.trim().split("\n")[0] ?? "";
     throw fail(
       ctx,
