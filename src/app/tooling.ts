@@ -19,6 +19,7 @@ import { VERSION } from "../util/version.ts";
 export interface Tooling {
   /** The one path of every tool call; it offers what the gate allows. */
   runner: ToolRunner;
+  /** The MCP servers this run started, if any. */
   mcp?: McpManager;
   mcpStatuses: McpServerStatus[];
   /** Ends background jobs and the MCP servers this run started; never throws. */
@@ -34,8 +35,8 @@ export interface ToolingOptions {
   redactor: Redactor;
   runAgent?: AgentRunner;
   warn: (line: string) => void;
-  /** Skip starting MCP servers (sub-agents reuse the parent's). */
-  mcp?: McpManager | false;
+  /** Start the MCP servers the profile can use (the run), or none (sub-agents). */
+  mcp: boolean;
 }
 
 /** MCP servers the profile could use; the others are not started at all. */
@@ -53,10 +54,9 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
   const builtins = builtinTools(config.tools ?? {}, { runAgent: opts.runAgent });
   let mcp: McpManager | undefined;
   let mcpStatuses: McpServerStatus[] = [];
-  if (opts.mcp !== false) {
-    mcp = opts.mcp;
+  if (opts.mcp) {
     const servers = serversFor(config, profile);
-    if (!mcp && Object.keys(servers).length > 0) {
+    if (Object.keys(servers).length > 0) {
       // Loaded only when a server is configured: the MCP SDK (with ajv) costs a run
       // without servers tens of milliseconds and megabytes for nothing.
       const { createMcpManager } = await import("../mcp/manager.ts");
@@ -76,8 +76,6 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
         await Promise.allSettled([mcp.close(), builtins.dispose()]);
         throw err;
       }
-    } else if (mcp) {
-      mcpStatuses = mcp.statuses();
     }
   }
   const all = () => [...builtins.tools, ...(mcp?.tools() ?? [])];
@@ -100,7 +98,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
     mcp,
     mcpStatuses,
     close: async () => {
-      await Promise.allSettled([builtins.dispose(), opts.mcp ? undefined : mcp?.close()]);
+      await Promise.allSettled([builtins.dispose(), mcp?.close()]);
     },
   };
 }

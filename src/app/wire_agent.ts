@@ -98,7 +98,7 @@ export async function wireAgent(
     redactor,
     warn,
     runAgent: spec.runAgent,
-    mcp: spec.mcp ? undefined : false,
+    mcp: spec.mcp,
   });
   stack.defer(() => tooling.close());
   const system = await spec.system(tooling.mcp?.instructions() ?? []);
