@@ -9,6 +9,7 @@ import {
   ConfigError,
   GateError,
   InterruptedError,
+  JailError,
   MopacError,
   SandboxError,
   SessionBusyError,
@@ -36,6 +37,7 @@ export function endingOf(err: unknown): Ending {
   if (err === undefined) return { code: EXIT.ok, subtype: "success" };
   if (
     err instanceof UsageError || err instanceof ConfigError || err instanceof SandboxError ||
+    err instanceof JailError ||
     err instanceof SessionBusyError
   ) {
     return { code: EXIT.usage, subtype: "error_agent" };

@@ -11,7 +11,7 @@ import { z } from "zod";
 import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { parseShell } from "./shell/parse.ts";
-import { baseEnv, buildChildEnv, sessionExports } from "./shell/env.ts";
+import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
@@ -19,6 +19,7 @@ import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { BAN_LIST } from "../permission/shell_ban_list.ts";
+import type { ShellLauncher } from "../jail/types.ts";
 
 export interface BashToolOptions {
   jobs: JobManager;
@@ -33,6 +34,8 @@ export interface BashToolOptions {
   limits?: TruncateLimits;
   /** Reads mopac's environment for the child's base variables (tests replace it). */
   readEnv?: (name: string) => string | undefined;
+  /** Where commands run: the session's OS jail, or directly (default; `--sandbox off`). */
+  launcher?: ShellLauncher;
 }
 
 const schema = z.object({
@@ -66,39 +69,32 @@ export function createBashTool(opts: BashToolOptions): Tool {
 
   return defineTool({
     name: "bash",
-    description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars),
+    description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars) +
+      (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema,
     access: (input): Access => ({ shell: parseShell(input.command) }),
     async run(input, ctx): Promise<ToolOutput> {
       const sessionCwd = ctx.state.shell.cwd || ctx.workspace;
       const cwd = resolve(sessionCwd, input.working_dir ?? ".");
-      const missing = await missingDir(cwd);
-      if (missing) {
-        if (input.working_dir !== undefined) {
-          return {
-            content: `working_dir ${cwd} does not exist or is not a directory`,
-            is_error: true,
-          };
-        }
-        // The session's directory was removed: start over from the workspace.
-        ctx.state.shell.cwd = ctx.workspace;
-        ctx.stateChanged();
-        return {
-          content:
-            `The current directory ${cwd} no longer exists; it was reset to ${ctx.workspace}. ` +
-            "Run the command again.",
-          is_error: true,
-        };
-      }
+      // In a jail, /tmp and /run are the jail's own: whether the folder exists is its to say.
+      const jailed = (opts.launcher?.backend ?? "none") !== "none";
+      if (!jailed && await missingDir(cwd)) return cwdGone(ctx, cwd, input.working_dir);
 
       const read = opts.readEnv;
-      const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read });
+      const jail = opts.launcher?.env;
+      const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read, jail });
       const timeoutMs = input.timeout !== undefined
         ? Math.min(input.timeout, maxTimeoutMs)
         : input.run_in_background
         ? undefined
         : defaultTimeoutMs;
-      const proc = new ShellProcess({ command: input.command, cwd, env, timeoutMs });
+      const proc = new ShellProcess({
+        command: input.command,
+        cwd,
+        env,
+        timeoutMs,
+        launcher: opts.launcher,
+      });
 
       if (input.run_in_background) {
         const early = await finishedWithin(proc.finished, startupWaitMs, ctx.signal);
@@ -107,6 +103,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
           const job = opts.jobs.add(proc, { cwd, description: input.description });
           return { content: startedJobMessage(job, opts.jobs, limits, false) };
         }
+        if (proc.missingCwd) return cwdGone(ctx, cwd, input.working_dir);
         return formatFinished(proc, { timeoutMs, limits });
       }
 
@@ -122,11 +119,27 @@ export function createBashTool(opts: BashToolOptions): Tool {
         const job = opts.jobs.add(proc, { cwd, description: input.description });
         return { content: startedJobMessage(job, opts.jobs, limits, true) };
       }
+      if (proc.missingCwd) return cwdGone(ctx, cwd, input.working_dir);
       if (proc.lingering) opts.jobs.trackLeftover(proc);
-      const moved = saveState(ctx, proc, input.working_dir === undefined, read);
+      const moved = saveState(ctx, proc, input.working_dir === undefined, { read, jail });
       return formatFinished(proc, { timeoutMs, limits, movedTo: moved });
     },
   });
+}
+
+/** The folder a command was to run in does not exist: an error, and a reset when it was the session's. */
+function cwdGone(ctx: ToolContext, cwd: string, workingDir: string | undefined): ToolOutput {
+  if (workingDir !== undefined) {
+    return { content: `working_dir ${cwd} does not exist or is not a directory`, is_error: true };
+  }
+  // The session's directory was removed: start over from the workspace.
+  ctx.state.shell.cwd = ctx.workspace;
+  ctx.stateChanged();
+  return {
+    content: `The current directory ${cwd} no longer exists; it was reset to ${ctx.workspace}. ` +
+      "Run the command again.",
+    is_error: true,
+  };
 }
 
 /** Carries the final directory and exports over; returns the new directory when it changed. */
@@ -134,13 +147,13 @@ function saveState(
   ctx: ToolContext,
   proc: ShellProcess,
   keepCwd: boolean,
-  read?: (name: string) => string | undefined,
+  base: Pick<EnvSources, "read" | "jail">,
 ): string | undefined {
   const state = proc.state;
   if (!state || proc.stoppedBy) return undefined;
   const shell = ctx.state.shell;
   const before = shell.cwd || ctx.workspace;
-  const exports = sessionExports(state.env, baseEnv({ config: ctx.env, read }), ctx.env);
+  const exports = sessionExports(state.env, baseEnv({ config: ctx.env, ...base }), ctx.env);
   const cwdChanged = keepCwd && state.cwd !== "" && state.cwd !== before;
   if (!cwdChanged && sameRecord(exports, shell.env)) return undefined;
   if (cwdChanged) shell.cwd = state.cwd;

@@ -19,6 +19,7 @@ import { createGrepTool } from "./grep.ts";
 import { createFetchTool } from "./fetch.ts";
 import { createTodosTool } from "./todos.ts";
 import { type AgentRunner, createAgentTool } from "./agent.ts";
+import type { ShellLauncher } from "../jail/types.ts";
 
 /** Config `tools` block, already validated (durations in seconds). */
 export interface ToolSettings {
@@ -40,17 +41,20 @@ interface Deps {
   jobs: JobManager;
   runAgent?: AgentRunner;
   ripgrep?: string | false;
+  /** Where bash runs: the run's OS jail (its owner disposes it: sub-agents share it). */
+  launcher?: ShellLauncher;
 }
 
 const seconds = (s?: number) => (s === undefined ? undefined : s * 1000);
 
 /** One factory per built-in tool name; undefined leaves the tool out of this run. */
 const FACTORIES: Record<BuiltinToolName, (deps: Deps) => Tool | undefined> = {
-  bash: ({ settings, jobs }) =>
+  bash: ({ settings, jobs, launcher }) =>
     createBashTool({
       jobs,
       defaultTimeoutMs: seconds(settings.bash?.timeout),
       backgroundAfterMs: seconds(settings.bash?.background_after),
+      launcher,
     }),
   job_output: ({ jobs }) => createJobOutputTool({ jobs }),
   job_kill: ({ jobs }) => createJobKillTool({ jobs }),
@@ -70,10 +74,10 @@ const FACTORIES: Record<BuiltinToolName, (deps: Deps) => Tool | undefined> = {
 
 export function builtinTools(
   settings: ToolSettings = {},
-  opts: { runAgent?: AgentRunner; ripgrep?: string | false } = {},
+  opts: { runAgent?: AgentRunner; ripgrep?: string | false; launcher?: ShellLauncher } = {},
 ): BuiltinTools {
   const jobs = new JobManager();
-  const deps: Deps = { settings, jobs, runAgent: opts.runAgent, ripgrep: opts.ripgrep };
+  const deps: Deps = { settings, jobs, ...opts };
   const tools = BUILTIN_TOOL_NAMES.map((name) => FACTORIES[name](deps))
     .filter((t): t is Tool => t !== undefined);
   return { tools, dispose: () => jobs.dispose() };

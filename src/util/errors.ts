@@ -36,6 +36,13 @@ export class SandboxError extends MopacError {
   }
 }
 
+/**
+ * The bash tool is offered but no OS jail works here (bwrap missing, user
+ * namespaces refused, an OS without a backend). The message names the cause; the
+ * hint names both ways out.
+ */
+export class JailError extends MopacError {}
+
 /** A session is locked by another live process. */
 export class SessionBusyError extends MopacError {}
 

@@ -2,8 +2,9 @@
  * The environment of every shell command, built from scratch (the child starts
  * with `clearEnv`): a short list of variables programs need to find tools and
  * behave (PATH, HOME, locale, temp dir, toolchain homes) read from mopac's own
- * environment, settings that keep commands non-interactive and plain, then config
- * `env`, then what earlier commands of the session exported. Provider keys are
+ * environment, settings that keep commands non-interactive and plain, the jail's
+ * defaults (package caches), then config `env`, then what earlier commands of the
+ * session exported, and last what the jail enforces (TMPDIR, proxy). Provider keys are
  * never among them: nothing else is copied, and names that look like secrets are
  * dropped from everything except config `env`, which passes them on on purpose.
  */
@@ -52,6 +53,11 @@ export interface EnvSources {
   session: Readonly<Record<string, string>>;
   /** Reads mopac's own environment (default: Deno.env, skipping what is not granted). */
   read?: (name: string) => string | undefined;
+  /** What the OS jail sets (see ShellLauncher.env); absent when commands run unjailed. */
+  jail?: {
+    defaults: Readonly<Record<string, string>>;
+    forced: Readonly<Record<string, string>>;
+  };
 }
 
 /** The environment before the session's exports: inherited, fixed, then config. */
@@ -63,7 +69,7 @@ export function baseEnv(sources: Omit<EnvSources, "session">): Record<string, st
     if (value !== undefined && !SECRET_NAME.test(name)) env[name] = value;
   }
   env.PATH ??= FALLBACK_PATH;
-  Object.assign(env, FIXED, sources.config);
+  Object.assign(env, FIXED, sources.jail?.defaults, sources.config, sources.jail?.forced);
   return env;
 }
 
@@ -72,7 +78,7 @@ export function buildChildEnv(sources: EnvSources): Record<string, string> {
   for (const [name, value] of Object.entries(sources.session)) {
     if (keepsExport(name, sources.config)) env[name] = value;
   }
-  return env;
+  return Object.assign(env, sources.jail?.forced);
 }
 
 /** Whether an exported variable is carried to later commands. */

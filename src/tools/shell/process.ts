@@ -1,14 +1,15 @@
 /**
- * One run of a command in real bash. bash is its own process-group leader
- * (`detached`), so stopping it (timeout, cancel, job_kill, exit) signals the whole
- * tree. Output: stderr is merged into stdout inside bash (`exec 2>&1`), so the
+ * One run of a command in real bash, started by a launcher: directly, or inside the
+ * session's OS jail. bash is its own process-group leader, so stopping it (timeout,
+ * cancel, job_kill, exit) signals the whole tree. Output: stderr is merged into stdout inside bash (`exec 2>&1`), so the
  * model sees both in the order they were written. The original stderr pipe is kept
  * as a private channel (fd 9) on which an EXIT trap reports the final directory and
  * exported variables, so they can carry over to the next command.
  */
 import { OutputBuffer, type OutputLimits } from "./output.ts";
 import { finishedWithin } from "../../util/wait.ts";
-import { signalGroup } from "../../util/process_group.ts";
+import { directLauncher } from "../../jail/direct.ts";
+import type { ShellChild, ShellLauncher } from "../../jail/types.ts";
 
 export interface ExitInfo {
   code: number;
@@ -32,6 +33,8 @@ export interface SpawnOptions {
   drainMs?: number;
   /** Between SIGTERM and SIGKILL when stopping. */
   killGraceMs?: number;
+  /** Where bash runs (default: directly, no jail). */
+  launcher?: ShellLauncher;
 }
 
 const CHANNEL_LIMIT = 4 << 20;
@@ -39,7 +42,6 @@ const CHANNEL_LIMIT = 4 << 20;
 export type StopReason = "timeout" | "aborted" | "killed" | "disposed";
 
 export class ShellProcess {
-  readonly pid: number;
   readonly output: OutputBuffer;
   readonly command: string;
   readonly startedAt = Date.now();
@@ -52,7 +54,7 @@ export class ShellProcess {
   /** A process started in the background by the command still holds the output pipe. */
   lingering = false;
 
-  readonly #child: Deno.ChildProcess;
+  readonly #child: ShellChild;
   readonly #marker = `\0MOPAC_STATE_${crypto.randomUUID().slice(0, 8)}\0`;
   #channel = "";
   #timer?: ReturnType<typeof setTimeout>;
@@ -62,17 +64,11 @@ export class ShellProcess {
     this.command = opts.command;
     this.output = new OutputBuffer(opts.outputLimits);
     this.#killGraceMs = opts.killGraceMs ?? 500;
-    this.#child = new Deno.Command("bash", {
+    this.#child = (opts.launcher ?? directLauncher).spawn({
       args: ["-c", wrapScript(opts.command, this.#marker)],
       cwd: opts.cwd,
-      clearEnv: true,
       env: opts.env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
-    this.pid = this.#child.pid;
+    });
     const out = pump(this.#child.stdout, (s) => this.output.append(s));
     const channel = pump(this.#child.stderr, (s) => {
       // Only the end matters (the state is written last); a command writing to fd 9 is cut.
@@ -117,16 +113,26 @@ export class ShellProcess {
     if (this.exit) return this.exit;
     this.stoppedBy ??= reason;
     clearTimeout(this.#timer);
-    signalGroup(this.pid, "SIGTERM");
+    this.#child.signal("SIGTERM");
     await finishedWithin(this.#child.status, this.#killGraceMs);
     // Also after bash is gone: children that ignored SIGTERM are still in the group.
-    signalGroup(this.pid, "SIGKILL");
+    this.#child.signal("SIGKILL");
     return await this.finished;
   }
 
   /** Kills what is left of the group (background children of a finished command). */
   killLeftovers(): void {
-    signalGroup(this.pid, "SIGKILL");
+    this.#child.signal("SIGKILL");
+  }
+
+  /** bash never started: its folder does not exist where it runs (inside a jail). */
+  get missingCwd(): boolean {
+    return this.#child.missingCwd === true;
+  }
+
+  /** The process id where bash runs (inside the jail's PID namespace when jailed). */
+  get pid(): number {
+    return this.#child.pid;
   }
 }
 

@@ -1,0 +1,148 @@
+/** The preflight probe and survey: what works, and what each failure says. */
+import assert from "node:assert/strict";
+import { backendFor, missingBackend, probeLinux } from "../../src/jail/probe.ts";
+import { JailError } from "../../src/util/errors.ts";
+import { noJail, noSocat } from "../_support/jail.ts";
+import { checkBackend, jailNeeds, prepareJail } from "../../src/jail/mod.ts";
+
+Deno.test("probe: bubblewrap on Linux, sandbox-exec on macOS, none elsewhere (fail closed)", async () => {
+  assert.equal(backendFor("linux"), "bwrap");
+  assert.equal(backendFor("darwin"), "sandbox-exec");
+  assert.equal(backendFor("windows"), undefined);
+  await assert.rejects(
+    checkBackend({ mode: "on", needed: true, os: "windows" }),
+    (err: Error) =>
+      err instanceof JailError && /no OS jail for windows/.test(err.message) &&
+      /--sandbox off/.test((err as JailError).hint ?? ""),
+  );
+  await checkBackend({ mode: "off", needed: true, os: "windows" });
+  await checkBackend({ mode: "on", needed: false, os: "windows" });
+});
+
+Deno.test("probe: the Deno flags a jail needs, per backend and network mode", () => {
+  const none = { mode: "on" as const, needed: true, os: "linux" as const };
+  assert.deepEqual(
+    jailNeeds({ ...none, network: { mode: "none" } }).map((n) =>
+      n.kind + ":" + ("command" in n ? n.command : n.host)
+    ),
+    ["run:bwrap"],
+  );
+  assert.deepEqual(jailNeeds({ ...none, network: { mode: "all" } }).length, 1);
+  const hosts = jailNeeds({
+    ...none,
+    network: { mode: "hosts", hosts: ["Registry.npmjs.org", "127.0.0.1:4873"] },
+  });
+  assert.deepEqual(
+    hosts.filter((n) => n.kind === "net").map((n) => (n as { host?: string }).host),
+    [
+      "127.0.0.1:0",
+      "registry.npmjs.org",
+      "127.0.0.1:4873",
+    ],
+  );
+  const wild = jailNeeds({ ...none, network: { mode: "hosts", hosts: ["*.pypi.org"] } });
+  assert.ok(
+    wild.some((n) => n.kind === "net" && n.host === undefined),
+    "a wildcard needs all of --allow-net",
+  );
+  assert.deepEqual(
+    jailNeeds({ ...none, os: "darwin", network: { mode: "none" } }).map((n) =>
+      (n as { command: string }).command
+    ),
+    ["/usr/bin/sandbox-exec"],
+  );
+  assert.deepEqual(jailNeeds({ ...none, mode: "off", network: { mode: "none" } }), []);
+  assert.deepEqual(jailNeeds({ ...none, needed: false, network: { mode: "none" } }), []);
+});
+
+Deno.test("probe: bwrap missing from PATH is named, not taken for a missing flag", async () => {
+  const path = Deno.env.get("PATH");
+  Deno.env.set("PATH", "/nonexistent");
+  try {
+    const missing = await missingBackend("bwrap");
+    assert.ok(missing instanceof JailError);
+    assert.match(missing.message, /bubblewrap \(bwrap\) is not installed/);
+    await assert.rejects(
+      probeLinux({ mode: "none" }, { paths: [], walk: [], sockets: [] }),
+      JailError,
+    );
+  } finally {
+    Deno.env.set("PATH", path!);
+  }
+});
+
+Deno.test({
+  name: "probe: the survey reports kinds, walks deny prefixes and finds sockets in HOME",
+  ignore: noJail("the survey"),
+  async fn() {
+    const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-survey-" }));
+    await Deno.mkdir(`${home}/.ssh`);
+    await Deno.mkdir(`${home}/.config/app`, { recursive: true });
+    await Deno.mkdir(`${home}/.cache/deep`, { recursive: true });
+    await Deno.writeTextFile(`${home}/.npmrc`, "x");
+    await Deno.writeTextFile(`${home}/secret\nwith newline`, "x");
+    await Deno.symlink(`${home}/.npmrc`, `${home}/link`);
+    const agent = Deno.listen({ transport: "unix", path: `${home}/.config/app/agent.sock` });
+    const cached = Deno.listen({ transport: "unix", path: `${home}/.cache/deep/skip.sock` });
+    try {
+      const result = await probeLinux({ mode: "none" }, {
+        paths: [`${home}/.ssh`, `${home}/.npmrc`, `${home}/.aws`],
+        walk: [{ dir: home, depth: 1 }],
+        sockets: [{ dir: home, depth: 4 }],
+      });
+      const k = result.kinds;
+      assert.equal(k.get(`${home}/.ssh`), "dir");
+      assert.equal(k.get(`${home}/.npmrc`), "file");
+      assert.equal(k.has(`${home}/.aws`), false);
+      assert.equal(k.get(`${home}/secret\nwith newline`), "file");
+      assert.equal(k.get(`${home}/link`), "link");
+      assert.equal(k.get(`${home}/.config/app/agent.sock`), "socket");
+      assert.equal(k.has(`${home}/.cache/deep/skip.sock`), false, "caches are not searched");
+    } finally {
+      agent.close();
+      cached.close();
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "probe: hosts mode needs socat inside the jail",
+  ignore: noSocat("socat probe"),
+  async fn() {
+    const ok = await prepareJail({
+      mode: "on",
+      needed: true,
+      network: { mode: "hosts", hosts: ["example.com"] },
+      workspace: "/nonexistent",
+      dataDir: "/nonexistent/.mopac",
+      denyGlobs: [],
+      denied: () => false,
+      hide: [],
+      log: () => {},
+    });
+    assert.deepEqual(ok.info, { backend: "bwrap", network: "hosts", hosts: ["example.com"] });
+    await ok.launcher.dispose();
+
+    // The same with a PATH that has bwrap and bash but no socat.
+    const bin = await Deno.makeTempDir({ prefix: "mopac-bin-" });
+    const which = async (c: string) =>
+      new TextDecoder().decode(
+        (await new Deno.Command("bash", { args: ["-c", `command -v ${c}`] }).output()).stdout,
+      ).trim();
+    for (const c of ["bwrap", "bash"]) await Deno.symlink(await which(c), `${bin}/${c}`);
+    const path = Deno.env.get("PATH")!;
+    Deno.env.set("PATH", bin);
+    try {
+      await assert.rejects(
+        probeLinux({ mode: "hosts", hosts: ["example.com"] }, { paths: [], walk: [], sockets: [] }),
+        (err: Error) =>
+          err instanceof JailError && /socat is not installed/.test(err.message) &&
+          /apt-get install socat\); or run commands unjailed/.test((err as JailError).hint ?? ""),
+      );
+    } finally {
+      Deno.env.set("PATH", path);
+      await Deno.remove(bin, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,70 @@
+/**
+ * The supervisor speaks the same protocol however it is started: as `deno eval` of
+ * its source (mopac under `deno run`, also bundled) or as a compiled mopac's hidden
+ * command (tried here through main.ts). Run outside any jail: the protocol alone.
+ */
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { type Frame, readFrames } from "../../src/jail/frames.ts";
+import { supervisorCommand } from "../../src/jail/supervisor.ts";
+import { SUPERVISOR_COMMAND } from "../../src/jail/command_name.ts";
+
+const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+async function converse(argv: string[]): Promise<Frame[]> {
+  const proc = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const w = proc.stdin.getWriter();
+  const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const frames: Frame[] = [];
+  const reading = (async () => {
+    for await (const f of readFrames(proc.stdout)) {
+      frames.push(f);
+      if (f.t === "exit" && f.id === 2) await w.close();
+    }
+  })();
+  await send({ op: "hello" });
+  await send({ op: "spawn", id: 1, args: ["-c", "exit 0"], cwd: "/nonexistent", env: {} });
+  await send({
+    op: "spawn",
+    id: 2,
+    args: ["-c", "echo out; echo err >&2; exit 7"],
+    cwd: "/",
+    env: { PATH: "/usr/bin:/bin" },
+  });
+  await reading;
+  await proc.status;
+  return frames;
+}
+
+function check(frames: Frame[]) {
+  assert.equal(frames[0].t, "ready");
+  const fail = frames.find((f) => f.t === "fail") as Extract<Frame, { t: "fail" }>;
+  assert.equal(fail.id, 1);
+  assert.equal(fail.nocwd, true);
+  const text = (fd: number) =>
+    new TextDecoder().decode(
+      new Uint8Array(
+        frames.filter((f): f is Extract<Frame, { t: "out" }> => f.t === "out" && f.fd === fd)
+          .flatMap((f) => [...f.data]),
+      ),
+    );
+  assert.equal(text(1), "out\n");
+  assert.equal(text(2), "err\n");
+  assert.deepEqual(frames.find((f) => f.t === "exit"), { t: "exit", id: 2, code: 7, signal: null });
+}
+
+Deno.test("supervisor: deno eval of its own source", async () => {
+  const argv = supervisorCommand();
+  assert.equal(argv[1], "eval");
+  check(await converse(argv));
+});
+
+Deno.test("supervisor: a compiled mopac's hidden command (through main.ts)", async () => {
+  check(await converse([Deno.execPath(), "run", "-A", MAIN, SUPERVISOR_COMMAND]));
+});
