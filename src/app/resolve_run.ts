@@ -15,6 +15,8 @@ import { transportKind } from "../mcp/config.ts";
 import { readEnv } from "../util/env.ts";
 import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
+import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
+import { jailCommand, jailNeeds } from "../jail/mod.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -43,6 +45,8 @@ export interface RunOptions {
   dryRun?: boolean;
   onDeny: OnDeny;
   verbose: boolean;
+  /** `--sandbox off`: the model's commands run without the OS jail (operator only). */
+  sandbox?: "on" | "off";
 }
 
 /** The profile `agent` tool calls run with. */
@@ -64,6 +68,8 @@ export interface ResolvedRun {
   needs: Need[];
   /** What the run cannot start without (checked by the preflight). */
   required: Need[];
+  /** How the model's processes are jailed (the OS jail, not Deno's permissions). */
+  jail: JailChoice;
 }
 
 type ResolveArgs = Pick<
@@ -82,6 +88,7 @@ type ResolveArgs = Pick<
   | "replay"
   | "record"
   | "outputSchema"
+  | "sandbox"
 >;
 
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
@@ -92,13 +99,15 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   // Config under an unreadable cwd would be skipped as absent, and the run would fail
   // later for a confusing reason ("no model selected"): name the flag instead.
   requireRead(cwd);
+  const flags: Record<string, unknown> = Object.keys(models).length > 0 ? { models } : {};
+  if (args.sandbox) flags.options = { sandbox: args.sandbox };
   const loaded = await loadConfig({
     cwd,
     configFile: args.config,
     dataDir: args.dataDir,
     // Strict: a `$VAR` the sandbox hides is an error naming --allow-env=VAR, not "".
     env: strictEnv,
-    flags: Object.keys(models).length > 0 ? { models } : {},
+    flags,
   });
   const { config } = loaded;
   const profile = resolveProfile(args.agent, config, { tools: args.tools });
@@ -126,6 +135,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   );
   const offered = BUILTIN_TOOL_NAMES.filter((t) => profile.tools.has(t));
   const servers = serversFor(config, profile);
+  const jail = jailChoice(loaded, profile, servers, subAgent?.profile);
   const needs = permissionNeeds({
     dataDir: loaded.dataDir,
     configFiles: loaded.files,
@@ -134,7 +144,8 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     mcp: Object.entries(servers).map(([name, s]) => ({
       name,
       type: transportKind(s),
-      command: s.command,
+      // A jailed server is started by the jail's backend, not by mopac.
+      command: jail.mode === "on" && jailedServer(s) ? jailCommand() ?? s.command : s.command,
       url: s.url,
     })),
     tools: offered,
@@ -147,6 +158,12 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     smallModelUrl: args.replay ? undefined : smallModel.base_url,
     subAgentModelUrl: args.replay ? undefined : subAgent?.model.base_url,
   });
+  needs.push(...jailNeeds(jail));
+  for (const [name, s] of Object.entries(servers)) {
+    if (!jailedServer(s)) continue;
+    const why = `MCP server "${name}" in the OS jail`;
+    needs.push(...jailNeeds({ ...jail, needed: true, network: serverNetwork(s), why }));
+  }
   if (args.record) needs.push({ kind: "write", path: resolve(cwd, args.record), why: "--record" });
   if (args.replay) {
     const cassette = resolve(cwd, args.replay);
@@ -166,6 +183,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     limits,
     needs,
     required: requiredNeeds(needs),
+    jail,
   };
 }
 

@@ -30,6 +30,8 @@ import {
 } from "./wire_agent.ts";
 import type { Provider } from "../provider/types.ts";
 import type { Redactor } from "../secrets/redactor.ts";
+import { checkBackend } from "../jail/mod.ts";
+import { type RunJail, startJail } from "./jail.ts";
 
 /** Turns a sub-agent may take when no limit says otherwise. */
 const SUB_AGENT_MAX_TURNS = 50;
@@ -52,13 +54,29 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   // Resolve. Nothing is opened before the preflight has passed.
   const resolved = await resolveRun(args);
+  // Said first: a project trying to turn the jail off shows even when the run stops here.
+  for (const line of resolved.loaded.ignored) opts.warn(`mopac: ${line}`);
+  // A jail that cannot exist here is named as such, not as a missing Deno flag.
+  await checkBackend(resolved.jail);
   preflight(resolved.required);
   const outputSchema = args.outputSchema
     ? await loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
   await using stack = new AsyncDisposableStack();
+  // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.
+  const jail = await startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun });
+  // Deferred first, so it runs last: the tools' jobs end, then the jail they ran in.
+  stack.defer(() => quietly(() => jail.close()));
+  const jailVersion = args.dryRun ? await jail.version() : undefined;
   const opened = await openRun(resolved, args, opts.warn, stack);
-  const { shared, wired, small } = await wireRun(resolved, opened, args, outputSchema, stack);
+  const { shared, wired, small } = await wireRun(
+    resolved,
+    opened,
+    args,
+    outputSchema,
+    jail,
+    stack,
+  );
   const { loaded, profile, cwd } = resolved;
   const init = initEvent({
     session_id: opened.session.handle.id,
@@ -67,6 +85,7 @@ export async function prepareRun(
     cwd,
     tools: wired.tooling.runner.specs().map((s) => s.name),
     mcp_servers: wired.tooling.mcpStatuses,
+    sandbox: jail.info,
   });
   // Execute is the caller's; what was opened is closed when it disposes the run.
   const owned = stack.move();
@@ -81,6 +100,7 @@ export async function prepareRun(
       workspace: loaded.workspaceRoot,
       limits: resolved.limits,
       permissions: resolved.needs,
+      sandbox: { ...jail.info, ...(jailVersion ? { version: jailVersion } : {}) },
     }),
     execute(prompt, emit, signal) {
       shared.spend.start();
@@ -143,6 +163,7 @@ async function wireRun(
   opened: OpenedRun,
   args: RunOptions,
   outputSchema: OutputSchema | undefined,
+  jail: RunJail,
   stack: AsyncDisposableStack,
 ): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider }> {
   const { loaded, profile, cwd } = resolved;
@@ -160,6 +181,7 @@ async function wireRun(
     warn: opened.warn,
     providers,
     spend: new RunSpend(resolved.limits),
+    jail,
   };
   const wired = await wireAgent(shared, {
     profile,

@@ -38,6 +38,11 @@ export interface InitEvent {
   /** Names of the tools offered to the model. */
   tools: string[];
   mcp_servers: McpServerStatus[];
+  /**
+   * The OS jail of the model's processes: backend "bwrap" | "sandbox-exec", "off"
+   * (the operator's --sandbox off) or "none" (nothing to jail); the network mode.
+   */
+  sandbox?: { backend: string; network: string; hosts?: readonly string[] };
 }
 
 /** Last event of a run, in every output mode; `exit_code` is the process's. */

@@ -15,6 +15,7 @@ import { type Redactor, summarizeInput } from "../secrets/redactor.ts";
 import { baseEnv } from "../tools/shell/env.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { VERSION } from "../util/version.ts";
+import type { ShellLauncher } from "../jail/mod.ts";
 
 export interface Tooling {
   /** The one path of every tool call; it offers what the gate allows. */
@@ -37,6 +38,12 @@ export interface ToolingOptions {
   warn: (line: string) => void;
   /** Start the MCP servers the profile can use (the run), or none (sub-agents). */
   mcp: boolean;
+  /** Where bash runs: the run's OS jail (owned and disposed by the run). */
+  launcher?: ShellLauncher;
+  /** Rewrites MCP servers marked `sandbox` to start in the OS jail. */
+  jailServers?: (
+    servers: Record<string, McpServerConfig>,
+  ) => Promise<Record<string, McpServerConfig>>;
 }
 
 /** MCP servers the profile could use; the others are not started at all. */
@@ -51,11 +58,15 @@ export function serversFor(config: Config, profile: Profile): Record<string, Mcp
 
 export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
   const { config, profile } = opts;
-  const builtins = builtinTools(config.tools ?? {}, { runAgent: opts.runAgent });
+  const builtins = builtinTools(config.tools ?? {}, {
+    runAgent: opts.runAgent,
+    launcher: opts.launcher,
+  });
   let mcp: McpManager | undefined;
   let mcpStatuses: McpServerStatus[] = [];
   if (opts.mcp) {
-    const servers = serversFor(config, profile);
+    const chosen = serversFor(config, profile);
+    const servers = opts.jailServers ? await opts.jailServers(chosen) : chosen;
     if (Object.keys(servers).length > 0) {
       // Loaded only when a server is configured: the MCP SDK (with ajv) costs a run
       // without servers tens of milliseconds and megabytes for nothing.

@@ -27,6 +27,7 @@ import { type OpenedSession, persistedState, sessionToolContext } from "./open_s
 import { redactingEmit, redactOutcome, secretSafeWriter } from "./redacting.ts";
 import { buildTooling, type Tooling } from "./tooling.ts";
 import { startTitle } from "./title.ts";
+import type { RunJail } from "./jail.ts";
 
 /** What every agent run of one `mopac run` shares. */
 export interface RunShared {
@@ -37,6 +38,8 @@ export interface RunShared {
   warn: (line: string) => void;
   providers: RunProviders;
   spend: RunSpend;
+  /** The run's OS jail: the run's and every sub-agent's commands run in it. */
+  jail?: RunJail;
 }
 
 /** What makes one agent run what it is. */
@@ -99,6 +102,8 @@ export async function wireAgent(
     warn,
     runAgent: spec.runAgent,
     mcp: spec.mcp,
+    launcher: shared.jail?.launcher,
+    jailServers: shared.jail?.jailServers,
   });
   stack.defer(() => tooling.close());
   const system = await spec.system(tooling.mcp?.instructions() ?? []);

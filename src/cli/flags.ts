@@ -34,6 +34,7 @@ export interface RunArgs {
   cwd?: string;
   dataDir?: string;
   config?: string;
+  sandbox?: "on" | "off";
 }
 
 const RUN_OPTIONS = {
@@ -59,6 +60,7 @@ const RUN_OPTIONS = {
   cwd: { type: "string" },
   "data-dir": { type: "string" },
   config: { type: "string" },
+  sandbox: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -97,6 +99,11 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
       throw new UsageError(`--${name} needs a value, got an empty string`);
     }
   }
+  if (v.sandbox !== undefined && v.sandbox !== "on" && v.sandbox !== "off") {
+    throw new UsageError(`--sandbox takes on or off, got '${v.sandbox}'`, {
+      hint: "--sandbox off runs the model's commands without the OS jail",
+    });
+  }
   if (v.continue && v.session !== undefined) {
     throw new UsageError("-C and -s cannot be used together", {
       hint: "use -C for the latest session or -s ID for a given one",
@@ -127,6 +134,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     cwd: v.cwd,
     dataDir: v["data-dir"],
     config: v.config,
+    sandbox: v.sandbox as "on" | "off" | undefined,
   };
 }
 

@@ -12,7 +12,8 @@ Usage:
   mopac mcp list|tools|ping|call  configured MCP servers
   mopac config show|path|validate
   mopac schema                    JSON Schema of the config file
-  mopac sandbox                   the narrowest Deno permission flags for this config
+  mopac sandbox [--check]         the narrowest Deno permission flags for this config;
+                                  --check: the OS jail's backend, version and a probe
   mopac --version | --help
 
 Run 'mopac run --help' for the flags of a run.
@@ -44,4 +45,6 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --cwd DIR            work in DIR
       --data-dir DIR       keep sessions in DIR (default .mopac at the git root)
       --config FILE        read this config file too
+      --sandbox off        run the model's commands without the OS jail (default on:
+                           bash runs in bubblewrap / sandbox-exec, or the run exits 2)
 `;

@@ -7,6 +7,7 @@ import { EXIT, reportError } from "./exit_codes.ts";
 import { type Io, processIo } from "./io.ts";
 import { MAIN_HELP, VERSION } from "./help.ts";
 import { UsageError } from "../util/errors.ts";
+import { SUPERVISOR_COMMAND } from "../jail/command_name.ts";
 
 /** A command: its arguments (after the command name) in, its exit code out. */
 type Command = (argv: string[], io: Io) => Promise<number>;
@@ -36,6 +37,16 @@ const COMMANDS: Record<string, CommandEntry> = {
   sandbox: {
     load: async () => (await import("./commands/sandbox.ts")).sandboxCommand,
     overviewHelp: true,
+  },
+  // A compiled mopac starting itself inside a session's OS jail (see jail/supervisor.ts).
+  [SUPERVISOR_COMMAND]: {
+    load: async () => {
+      const { supervisorMain } = await import("../jail/supervisor.ts");
+      return async () => {
+        await supervisorMain();
+        return EXIT.ok;
+      };
+    },
   },
 };
 

@@ -67,6 +67,7 @@ const ENV_KEYS: { name: string; path: string[]; kind: "string" | "number" | "boo
   { name: "MOPAC_MAX_TOKENS", path: ["limits", "max_tokens"], kind: "number" },
   { name: "MOPAC_MAX_COST", path: ["limits", "max_cost"], kind: "number" },
   { name: "MOPAC_TIMEOUT", path: ["limits", "timeout"], kind: "string" },
+  { name: "MOPAC_SANDBOX", path: ["options", "sandbox"], kind: "string" },
 ];
 
 /** The names of the environment variables mopac's config reads directly. */

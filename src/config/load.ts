@@ -58,7 +58,16 @@ export interface LoadedConfig {
   referencedEnv: string[];
   /** Paths whose value came out of $VAR / $(cmd) expansion (secrets live here). */
   expandedPaths: JsonPath[];
+  /** Values a project file set and mopac ignored (see OPERATOR_ONLY), one line each. */
+  ignored: string[];
 }
+
+/**
+ * Keys only the operator may set (flags, MOPAC_*, --config, system and user config):
+ * a config file in the repository, or in its data dir, is the project's, and the
+ * project does not get to turn off what protects the operator from it.
+ */
+export const OPERATOR_ONLY: readonly JsonPath[] = [["options", "sandbox"]];
 
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const cwd = resolve(opts.cwd);
@@ -93,17 +102,21 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const seen = new Set<string>();
   const discovered: Layer[] = [];
   const dirs = userDirs(env, home);
-  const candidates = [
+  const operatorFiles = [
     opts.systemFile ?? SYSTEM_CONFIG_FILE,
     ...(dirs.configHome ? [join(dirs.configHome, "mopac", "mopac.json")] : []),
     ...(dirs.dataHome ? [join(dirs.dataHome, "mopac", "mopac.json")] : []),
-    ...foldersFromRoot(workspaceRoot, cwd).flatMap((d) =>
-      PROJECT_FILE_NAMES.map((n) => join(d, n))
-    ),
-  ];
-  for (const file of candidates) {
-    const layer = await optional(resolve(file), seen);
-    if (layer) discovered.push(layer);
+  ].map((f) => resolve(f));
+  const projectFiles = foldersFromRoot(workspaceRoot, cwd).flatMap((d) =>
+    PROJECT_FILE_NAMES.map((n) => resolve(join(d, n)))
+  );
+  const ignored: string[] = [];
+  for (const file of [...operatorFiles, ...projectFiles]) {
+    const layer = await optional(file, seen);
+    if (!layer) continue;
+    // A user config file inside the repository is still the operator's.
+    if (!operatorFiles.includes(file)) dropOperatorOnly(layer, ignored);
+    discovered.push(layer);
   }
 
   const explicitPath = opts.configFile ?? env("MOPAC_CONFIG");
@@ -127,6 +140,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   await checkDirectory(dataDir, "the data dir", true);
   // The data dir's own file cannot move the data dir: it is read after the dir is known.
   const dataLayer = await optional(join(dataDir, "mopac.json"), seen);
+  if (dataLayer) dropOperatorOnly(dataLayer, ignored);
 
   const layers: Layer[] = [...discovered];
   if (dataLayer) layers.push(dataLayer);
@@ -163,7 +177,25 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     sources: () => leaves(merged).map((path) => ({ path, source: sourceOf(path) ?? "defaults" })),
     referencedEnv: [...referenced].sort(),
     expandedPaths,
+    ignored,
   };
+}
+
+/** Removes the operator-only keys from a project layer, noting each one it had. */
+function dropOperatorOnly(layer: Layer, ignored: string[]): void {
+  for (const path of OPERATOR_ONLY) {
+    let parent: unknown = layer.value;
+    for (const key of path.slice(0, -1)) {
+      parent = isPlainObject(parent) ? parent[key as string] : undefined;
+    }
+    const last = path[path.length - 1] as string;
+    if (!isPlainObject(parent) || !Object.hasOwn(parent, last)) continue;
+    delete parent[last];
+    ignored.push(
+      `${path.join(".")} in ${layer.name} is ignored: only the operator (flags, MOPAC_* ` +
+        "variables, --config, user or system config) may set it",
+    );
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * only fixes their shape; what they mean is src/permission's job.
  */
 import { z } from "zod";
-import { DurationSchema } from "./schema_runtime.ts";
+import { DurationSchema, NetworkSchema } from "./schema_runtime.ts";
 
 const Patterns = z.array(z.string());
 
@@ -27,7 +27,11 @@ export const AgentSchema = z
       .record(z.string(), z.union([z.array(z.string()), z.literal(true)]))
       .optional()
       .describe("MCP server → tool names or globs, or true for every tool"),
-    bash: z.strictObject({ allow: Patterns.optional(), deny: Patterns.optional() }).optional(),
+    bash: z.strictObject({
+      allow: Patterns.optional(),
+      deny: Patterns.optional(),
+      network: NetworkSchema.optional(),
+    }).optional(),
     paths: z.strictObject({
       read: Patterns.optional(),
       write: Patterns.optional(),

@@ -24,6 +24,19 @@ export const DurationSchema = z
 
 const StringMap = z.record(z.string(), z.string());
 
+/**
+ * Network of jailed processes: "none" (default), "all" (no network namespace, an
+ * explicit choice), or `{hosts: [...]}` through mopac's proxy.
+ */
+export const NetworkSchema = z.union([
+  z.enum(["none", "all"]),
+  z.strictObject({
+    hosts: z.array(z.string().min(1)).describe(
+      "host, host:port, *.domain or an IP:port; reached through mopac's proxy",
+    ),
+  }),
+]).describe('Network for jailed processes: "none" (default), "all", or {"hosts": [...]}');
+
 /** crush's MCP block verbatim plus mopac's `required`; `type` is inferred like crush does. */
 export const McpServerSchema = z
   .strictObject({
@@ -40,6 +53,9 @@ export const McpServerSchema = z
     disabled_tools: z.array(z.string()).optional(),
     timeout: z.number().positive().max(MAX_TIMER_SECONDS).default(10).describe("Seconds"),
     required: z.boolean().optional().describe("mopac: failing to start ends the run (exit 6)"),
+    sandbox: z.union([z.boolean(), z.strictObject({ network: NetworkSchema.optional() })])
+      .optional()
+      .describe("mopac: run this stdio server in the OS jail (true: no network)"),
     // crush keys without meaning here
     sessionless: z.boolean().optional().describe("crush; ignored"),
     oauth: z.boolean().optional().describe("crush; ignored"),
@@ -122,6 +138,10 @@ export const OptionsSchema = z.strictObject({
   ),
   disable_default_providers: z.boolean().optional().describe("Hide the built-in catalog providers"),
   debug: z.boolean().optional(),
+  sandbox: z.enum(["on", "off"]).optional().describe(
+    'mopac: "off" runs the model\'s commands without the OS jail; read from flags, MOPAC_SANDBOX, ' +
+      "--config and user config only, never from project config",
+  ),
   // crush keys for its TUI and services: accepted, ignored
   tui: z.unknown().optional().describe("crush; ignored"),
   debug_lsp: z.boolean().optional().describe("crush; ignored"),

@@ -20,6 +20,10 @@ export interface McpServerConfig {
   timeout?: number;
   /** A failure to start ends the run (exit 6). */
   required?: boolean;
+  /** Run in the OS jail (true: no network); the app rewrites `command` to the jail's. */
+  sandbox?: boolean | { network?: "none" | "all" | { hosts: string[] } };
+  /** Set by the app for jailed servers: `env` is the whole environment, nothing inherited. */
+  clear_env?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_S = 10;

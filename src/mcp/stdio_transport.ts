@@ -19,6 +19,8 @@ export interface StdioOptions {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /** `env` is the whole environment (a jailed server): nothing of mopac's is inherited. */
+  clearEnv?: boolean;
   cwd?: string;
   /** Append-mode log file for the child's stderr. */
   logPath: string;
@@ -85,6 +87,7 @@ export class StdioTransport implements Transport {
       args: this.#opts.args ?? [],
       // Deno.Command inherits the parent's environment; `env` is added on top of it.
       env: this.#opts.env ?? {},
+      clearEnv: this.#opts.clearEnv === true,
       cwd: this.#opts.cwd,
       stdin: "piped",
       stdout: "piped",

@@ -34,6 +34,7 @@ export function createTransport(
       command: cfg.command!,
       args: cfg.args,
       env: cfg.env,
+      clearEnv: cfg.clear_env,
       logPath: logPathFor(opts.logDir, server),
       redactLog: opts.redactLog,
     });

@@ -15,6 +15,9 @@ export interface LimitsInput {
   timeout?: DurationInput;
 }
 
+/** `bash.network`: what jailed commands may reach. */
+export type NetworkInput = "none" | "all" | { hosts: string[] };
+
 /** One entry of config `agents`. */
 export interface AgentInput extends LimitsInput {
   model?: string;
@@ -23,7 +26,7 @@ export interface AgentInput extends LimitsInput {
   allowed_tools?: string[];
   /** Server name → tool names or globs on the server's own tool names, or true for all. */
   allowed_mcp?: Record<string, string[] | true | boolean>;
-  bash?: { allow?: string[]; deny?: string[] };
+  bash?: { allow?: string[]; deny?: string[]; network?: NetworkInput };
   paths?: { read?: string[]; write?: string[]; deny?: string[] };
   fetch?: { hosts?: string[] };
 }

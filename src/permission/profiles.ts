@@ -10,13 +10,19 @@
  *  - `paths.read`: extra places to read besides the workspace;
  *  - `paths.deny`: never read or written, whatever else allows it;
  *  - `bash.allow`/`bash.deny`: command patterns (see shell_rules.ts);
+ *  - `bash.network`: what jailed commands may reach ("none" by default);
  *  - `fetch.hosts`: only these hosts.
  * MCP tools are offered only as `allowed_mcp` says (the built-in `coder` allows
  * every configured server). Narrowing (`--tools`, `permissions.allowed_tools`)
  * intersects and can never widen.
  */
 import { ConfigError, UsageError } from "../util/errors.ts";
-import type { AgentInput, LimitsInput, PermissionConfigInput } from "./config_shape.ts";
+import type {
+  AgentInput,
+  LimitsInput,
+  NetworkInput,
+  PermissionConfigInput,
+} from "./config_shape.ts";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../domain/tool_records.ts";
 
 /** Built-in tools by name; the list is the registry's (src/domain/tool_records.ts). */
@@ -38,7 +44,7 @@ export interface Profile {
    * added by `--tools` and `permissions.allowed_tools`; a tool must match every list.
    */
   mcpNameFilters: ReadonlyArray<readonly string[]>;
-  bash?: { allow?: string[]; deny?: string[] };
+  bash?: { allow?: string[]; deny?: string[]; network?: NetworkInput };
   paths: {
     read: readonly string[];
     /** Absent: writes inside the workspace. Present: exactly these globs. */

@@ -33,12 +33,19 @@ const MCP_HELP = `Usage: mopac mcp <command> [--json]
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
   const { rest, load } = splitCommon(argv);
   const loaded = await load();
-  return runMcpCommand(rest, {
-    stdout: (s) => io.out(s),
-    stderr: (s) => io.err(s),
-    servers: loaded.config.mcp ?? {},
-    logDir: logsDir(loaded.dataDir),
-  });
+  // Servers marked `sandbox` start in the OS jail here too, as in a run.
+  const { jailedServersOf } = await import("../../app/jail.ts");
+  const jailed = await jailedServersOf(loaded, (line) => io.err(`${line}\n`));
+  try {
+    return await runMcpCommand(rest, {
+      stdout: (s) => io.out(s),
+      stderr: (s) => io.err(s),
+      servers: jailed.servers,
+      logDir: logsDir(loaded.dataDir),
+    });
+  } finally {
+    await jailed.close();
+  }
 }
 
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {

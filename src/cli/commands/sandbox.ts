@@ -1,6 +1,8 @@
 /**
  * `mopac sandbox`: the narrowest Deno permission flags a run with these flags and
  * this config needs (the run's own flags are accepted: -a, --tools, --record, …).
+ * `mopac sandbox --check`: the OS jail this machine gives the model's processes,
+ * its version and whether the preflight probe passes (exit 2 when it does not).
  */
 import type { Io } from "../io.ts";
 import { parseRunArgs, splitCommon } from "../flags.ts";
@@ -9,10 +11,17 @@ import { EXIT } from "../exit_codes.ts";
 export async function sandboxCommand(argv: string[], io: Io): Promise<number> {
   // The same one-line errors for --cwd, --config and --data-dir as every other command.
   splitCommon(argv);
-  const run = parseRunArgs(argv);
+  const check = argv.includes("--check");
+  const run = parseRunArgs(argv.filter((a) => a !== "--check"));
   const { resolveRun } = await import("../../app/resolve_run.ts");
-  const { sandboxFlags } = await import("../../deno_perms/needs.ts");
   const resolved = await resolveRun(run);
+  if (check) {
+    const { checkJail } = await import("../../app/jail.ts");
+    const report = await checkJail(resolved);
+    io.out(report.lines.join("\n") + "\n");
+    return report.ok ? EXIT.ok : EXIT.usage;
+  }
+  const { sandboxFlags } = await import("../../deno_perms/needs.ts");
   io.out(sandboxFlags(resolved.needs).join(" ") + "\n");
   return EXIT.ok;
 }
