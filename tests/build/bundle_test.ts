@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { JAIL_ENV, JAIL_ENV_VARS } from "../_support/jail.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -29,8 +30,8 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
         "--no-prompt",
         `--allow-read=${dir}`,
         `--allow-write=${dir}/work`,
-        "--allow-run=bash",
-        "--allow-env=HOME,PATH,NO_COLOR,DEMO_BASE_URL",
+        "--allow-run=bash,bwrap",
+        `--allow-env=${["HOME", "PATH", "NO_COLOR", "DEMO_BASE_URL", ...JAIL_ENV_VARS]}`,
         `${dir}/mopac.mjs`,
         "run",
         "--replay",
@@ -39,7 +40,12 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
       ],
       cwd: `${dir}/work`,
       clearEnv: true,
-      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1" },
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: dir,
+        NO_COLOR: "1",
+        ...JAIL_ENV,
+      },
       stdout: "piped",
       stderr: "piped",
     }).output();

@@ -20,7 +20,7 @@ const status = await new Deno.Command(Deno.execPath(), {
     "--no-prompt",
     `--allow-read=${work},${cassette}`,
     `--allow-write=${work}`,
-    "--allow-run=bash",
+    "--allow-run=bash,bwrap",
     "--allow-env=HOME,PATH,NO_COLOR,DEMO_BASE_URL",
     here("../../main.ts"),
     "run",

@@ -5,6 +5,7 @@ import {
   startFakeOpenAI,
 } from "../_support/fake_openai.ts";
 import type { Permissions } from "../_support/run_mopac.ts";
+import { BASH_RUN, JAIL_ENV, JAIL_ENV_VARS } from "../_support/jail.ts";
 
 export interface Workspace {
   dir: string;
@@ -53,8 +54,8 @@ export async function fakeWorkspace(
       net: [`127.0.0.1:${fake.port}`],
       read: [dir],
       write: [dir],
-      run: ["bash"],
-      env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR"],
+      run: BASH_RUN,
+      env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", ...JAIL_ENV_VARS],
     },
     close: async () => {
       await fake.close();
@@ -63,4 +64,4 @@ export async function fakeWorkspace(
   };
 }
 
-export const FAKE_ENV = { FAKE_API_KEY: "sk-fake-secret-123456" };
+export const FAKE_ENV = { FAKE_API_KEY: "sk-fake-secret-123456", ...JAIL_ENV };

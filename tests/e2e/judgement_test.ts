@@ -88,7 +88,7 @@ Deno.test("e2e: the system prompt carries nested context files and git facts, by
     await contextRepo(ws);
     const r = await runMopac(["run", "-q", "look around"], {
       cwd: `${ws.dir}/app`,
-      perms: { ...ws.perms, run: ["bash", "git"] },
+      perms: { ...ws.perms, run: [...ws.perms.run!, "git"] },
       env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { type Permissions, runMopac } from "../_support/run_mopac.ts";
+import { BASH_RUN, JAIL_ENV_VARS } from "../_support/jail.ts";
 import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
 
 const PROMPT = "fix the greeting";
@@ -43,8 +44,8 @@ function offline(dir: string, cassette: string): Permissions {
   return {
     read: [dir, cassette],
     write: [dir],
-    run: ["bash"],
-    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR"],
+    run: BASH_RUN,
+    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", ...JAIL_ENV_VARS],
   };
 }
 

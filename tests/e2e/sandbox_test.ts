@@ -14,9 +14,12 @@ import {
 import { events, runMopac } from "../_support/run_mopac.ts";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { JAIL } from "../_support/jail.ts";
 
 const ENV = { ...FAKE_ENV, GREETING_SOURCE: "hello from the environment" };
 const DENO = Deno.execPath();
+/** Where bash is offered, the OS jail's bwrap is needed too (unless no jail works here). */
+const SHELL = JAIL ? ["bash", "bwrap"] : ["bash"];
 
 /** bash, an MCP tool, then an answer: the run touches every kind of permission. */
 const script = (): ScriptedTurn[] => [
@@ -88,7 +91,7 @@ Deno.test("e2e sandbox: the printed flags are the narrowest set and the run work
     assert.deepEqual(flags.get("--allow-write"), [ws.dir]);
     // The provider with its port, the fetch host; never the whole network.
     assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${port}`, "docs.example.com"]);
-    assert.deepEqual(flags.get("--allow-run")?.sort(), [DENO, "bash"].sort());
+    assert.deepEqual(flags.get("--allow-run")?.sort(), [DENO, ...SHELL].sort());
     // The key's variable and the one config `env` references; nothing else.
     assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "GREETING_SOURCE"]);
     assert.deepEqual([...flags.keys()].sort(), [
@@ -126,7 +129,7 @@ Deno.test("e2e sandbox: the default coder profile needs the whole network only f
     assert.equal(r.code, 0, r.stderr);
     const flags = parseFlags(r.stdout);
     assert.deepEqual(flags.get("--allow-net"), []);
-    assert.deepEqual(flags.get("--allow-run"), ["bash"]);
+    assert.deepEqual(flags.get("--allow-run"), SHELL);
     assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY"]);
     // Without fetch the provider's host:port is all the network it needs.
     const noFetch = await runMopac(["sandbox", "--tools", "view,bash"], {
@@ -157,6 +160,13 @@ Deno.test("e2e sandbox: each missing permission is exit 2 naming the exact flag"
     const cases: Array<{ drop: [string, string]; named: string; why: RegExp }> = [
       { drop: ["--allow-net", provider], named: `--allow-net=${provider}`, why: /provider/ },
       { drop: ["--allow-run", "bash"], named: "--allow-run=bash", why: /bash tool/ },
+      ...(JAIL
+        ? [{
+          drop: ["--allow-run", "bwrap"] as [string, string],
+          named: "--allow-run=bwrap",
+          why: /OS jail/,
+        }]
+        : []),
       { drop: ["--allow-run", DENO], named: `--allow-run=${DENO}`, why: /MCP server "fx"/ },
       {
         drop: ["--allow-write", ws.dir],

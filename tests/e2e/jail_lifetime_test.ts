@@ -1,0 +1,90 @@
+/**
+ * The jail's lifetime is the run's: processes the model started, background jobs
+ * and `cmd &` leftovers alike, are gone after the run ends and after a SIGKILL of
+ * mopac (bwrap's --die-with-parent, then the PID namespace ends with its init).
+ */
+import assert from "node:assert/strict";
+import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
+import { noJail } from "../_support/jail.ts";
+import { startLive, waitUntil } from "./_live.ts";
+import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+
+/** Host processes whose command line holds `marker`. */
+async function processesWith(marker: string): Promise<string[]> {
+  const out = await new Deno.Command("ps", { args: ["-eo", "pid,args"] }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
+    l.includes(marker) && !l.includes("ps -eo")
+  );
+}
+
+Deno.test({
+  name: "jail lifetime: nothing the model started survives a SIGKILL of mopac",
+  ignore: noJail("SIGKILL of mopac ends the jail"),
+  async fn() {
+    const marker = `mopac-survivor-${crypto.randomUUID().slice(0, 8)}`;
+    const ws = await fakeWorkspace({
+      turns: [
+        scriptToolCall("bash", {
+          command: `exec -a ${marker}-job sleep 300`,
+          run_in_background: true,
+        }),
+        scriptToolCall("bash", { command: `(exec -a ${marker}-left sleep 300) & echo started` }),
+        scriptToolCall("bash", {
+          command: `setsid bash -c "exec -a ${marker}-setsid sleep 300" &`,
+        }),
+        // The run then hangs on a slow answer while the test kills it.
+        scriptText("never seen", { delayMs: 60_000 }),
+      ],
+    });
+    const live = startLive(["run", "-o", "stream-json", "start things"], {
+      cwd: ws.dir,
+      perms: ws.perms,
+      env: FAKE_ENV,
+    });
+    try {
+      await live.waitFor(
+        (e) =>
+          e.type === "tool_result" &&
+          live.events.filter((x) => x.type === "tool_result").length === 3,
+        "three tool results",
+      );
+      await waitUntil(async () => (await processesWith(marker)).length >= 3, "three sleepers");
+      await live.kill();
+      await waitUntil(async () => (await processesWith(marker)).length === 0, "no survivor");
+      assert.deepEqual(await processesWith(marker), []);
+    } finally {
+      await live.kill();
+      await ws.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "jail lifetime: a run that ends leaves no process behind",
+  ignore: noJail("a finished run ends its jail"),
+  async fn() {
+    const marker = `mopac-leftover-${crypto.randomUUID().slice(0, 8)}`;
+    const ws = await fakeWorkspace({
+      turns: [
+        scriptToolCall("bash", {
+          command: `exec -a ${marker}-job sleep 300`,
+          run_in_background: true,
+        }),
+        scriptToolCall("bash", { command: `(exec -a ${marker}-left sleep 300) & echo started` }),
+        scriptText("done"),
+      ],
+    });
+    try {
+      const live = startLive(["run", "-o", "stream-json", "start things"], {
+        cwd: ws.dir,
+        perms: ws.perms,
+        env: FAKE_ENV,
+      });
+      const end = await live.done();
+      assert.equal(end.code, 0, end.stderr);
+      assert.deepEqual(await processesWith(marker), []);
+    } finally {
+      await ws.close();
+    }
+  },
+});
