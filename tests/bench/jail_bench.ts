@@ -88,17 +88,16 @@ const holder = new Deno.Command("unshare", {
   stdout: "null",
   stderr: "null",
 }).spawn();
-// Ready once the holder is in a network namespace of its own.
-const own = Deno.readLinkSync("/proc/self/ns/net");
+// Ready once unshare has set up the namespaces (uid map included) and run `sleep`.
 for (let i = 0; i < 500; i++) {
-  const ns = (() => {
+  const comm = (() => {
     try {
-      return Deno.readLinkSync(`/proc/${holder.pid}/ns/net`);
+      return Deno.readTextFileSync(`/proc/${holder.pid}/comm`).trim();
     } catch {
-      return own;
+      return "";
     }
   })();
-  if (ns !== own) break;
+  if (comm === "sleep") break;
   await new Promise((r) => setTimeout(r, 10));
 }
 const shared = async () => {
