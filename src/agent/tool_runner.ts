@@ -11,6 +11,7 @@ import { ToolInputError } from "../util/errors.ts";
 import { type TruncateLimits, truncateOutput } from "../tools/truncate.ts";
 import type { Tool, ToolContext } from "../tools/types.ts";
 import type { Usage } from "../domain/usage.ts";
+import { nearMisses } from "../util/similar.ts";
 
 /** What running one call gives the loop: the result part, and what it costs or refused. */
 export interface ToolRunResult {
@@ -88,13 +89,14 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
       }
       const ctx: ToolContext = { ...opts.context, signal };
 
+      // A name no tool has is a mistake the model can fix, not a refusal: it is no
+      // denial, so `--on-deny stop` does not end the run over a Codex habit.
+      if (!tool) return { result: fail(noSuchTool(call.name, offered())) };
       let input: unknown = raw;
       let access = {};
       try {
-        if (tool) {
-          input = tool.parse(raw);
-          access = (await tool.access?.(input, ctx)) ?? {};
-        }
+        input = tool.parse(raw);
+        access = (await tool.access?.(input, ctx)) ?? {};
       } catch (err) {
         if (err instanceof ToolInputError) {
           return { result: fail(`Invalid arguments for ${call.name}: ${err.message}`) };
@@ -104,7 +106,7 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
 
       const decision = await opts.gate.check({
         tool: call.name,
-        mcp: tool?.mcp,
+        mcp: tool.mcp,
         input,
         access,
         session_id: opts.context.session_id,
@@ -122,8 +124,6 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
           denial,
         };
       }
-      if (!tool) return { result: fail(`Unknown tool: ${call.name}`) };
-
       try {
         const out = await tool.run(input, ctx);
         return {
@@ -145,6 +145,31 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
       }
     },
   };
+}
+
+/** Tool names of other harnesses that models are trained on, and the tools that do that here. */
+const OTHER_HARNESS_NAMES: Record<string, string[]> = {
+  apply_patch: ["edit", "multiedit", "write"],
+  shell: ["bash"],
+  exec_command: ["bash"],
+  run_shell_command: ["bash"],
+  read_file: ["view"],
+  read: ["view"],
+  write_file: ["write"],
+  str_replace: ["edit"],
+  list_dir: ["ls"],
+  web_fetch: ["fetch"],
+  task: ["agent"],
+  todo_write: ["todos"],
+};
+
+function noSuchTool(name: string, offered: Tool[]): string {
+  const names = offered.map((t) => t.name).sort();
+  const key = name.toLowerCase();
+  const near = [...new Set([...(OTHER_HARNESS_NAMES[key] ?? []), ...nearMisses(name, names)])]
+    .filter((n) => names.includes(n));
+  const hint = near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "";
+  return `No tool named "${name}".${hint} Available: ${names.join(", ") || "none"}.`;
 }
 
 function errorResult(call: ToolCallPart, content: string, denied = false): ToolResultPart {

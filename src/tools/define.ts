@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { ToolInputError } from "../util/errors.ts";
+import { nearMisses } from "../util/similar.ts";
 import type { Access } from "../permission/types.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 
@@ -43,10 +44,11 @@ export interface ToolDefinition<S extends z.ZodType> {
  */
 export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): Tool<z.output<S>> {
   const { schema, ...rest } = def;
+  const parameters = jsonSchemaOf(schema);
   return {
     ...rest,
-    parameters: jsonSchemaOf(schema),
-    parse: (input) => parseToolInput(schema, input),
+    parameters,
+    parse: (input) => parseToolInput(schema, input, parameters),
   };
 }
 
@@ -77,9 +79,15 @@ function stripNoise(value: unknown): unknown {
 /**
  * Validates `input` (an object, or a JSON string of one) against `schema`.
  * Throws ToolInputError listing every problem as `field: what is wrong` (the
- * runner prefixes the tool's name).
+ * runner prefixes the tool's name). An argument the schema does not name is a
+ * problem too, with the accepted names and the likely intended one: dropping it
+ * quietly would let the model believe a filter or time limit it asked for applied.
  */
-export function parseToolInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+export function parseToolInput<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  parameters: Record<string, unknown> = jsonSchemaOf(schema),
+): z.output<T> {
   let value = input;
   if (typeof value === "string") {
     try {
@@ -92,10 +100,68 @@ export function parseToolInput<T extends z.ZodType>(schema: T, input: unknown): 
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new ToolInputError(`arguments must be a JSON object, got ${describe(value)}`);
   }
+  const unknown = unknownKeys(value, parameters, []);
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => formatIssue(issue, value));
-  throw new ToolInputError(problems.join("; "));
+  if (result.success && unknown.length === 0) return result.data;
+  const problems = result.success
+    ? []
+    : result.error.issues.map((issue) => formatIssue(issue, value));
+  throw new ToolInputError([...unknown, ...problems].join("; "));
+}
+
+/** Names models bring from other harnesses, and what they mean here. */
+const ALIASES: Record<string, string[]> = {
+  cmd: ["command"],
+  glob: ["include", "pattern"],
+  file_pattern: ["include"],
+  filename: ["file_path"],
+  filepath: ["file_path"],
+  cwd: ["working_dir", "path"],
+  workdir: ["working_dir"],
+  dir: ["path", "working_dir"],
+  directory: ["path", "working_dir"],
+};
+
+/**
+ * Keys of `value` that the JSON Schema does not name, at any depth it describes
+ * with plain `properties` / `items` (anything fancier is left to the schema).
+ */
+function unknownKeys(
+  value: unknown,
+  schema: Record<string, unknown>,
+  path: PropertyKey[],
+): string[] {
+  const out: string[] = [];
+  if (Array.isArray(value)) {
+    const items = schema.items as Record<string, unknown> | undefined;
+    if (items && typeof items === "object") {
+      value.forEach((v, i) => out.push(...unknownKeys(v, items, [...path, i])));
+    }
+    return out;
+  }
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (value === null || typeof value !== "object" || !props) return out;
+  if (schema.additionalProperties !== undefined && schema.additionalProperties !== false) {
+    return out;
+  }
+  const accepted = Object.keys(props);
+  for (const [key, v] of Object.entries(value)) {
+    const sub = props[key];
+    if (sub) {
+      out.push(...unknownKeys(v, sub, [...path, key]));
+      continue;
+    }
+    const guesses = [...new Set([...(ALIASES[key] ?? []), ...nearMisses(key, accepted)])]
+      .filter((g) => accepted.includes(g));
+    const where = path.length === 0 ? "" : `${formatPath(path)}: `;
+    const hint = guesses.length
+      ? ` (did you mean ${guesses.map((g) => `"${g}"`).join(" or ")}?)`
+      : "";
+    out.push(
+      `${where}unknown argument ${JSON.stringify(key)}${hint}; accepted: ${accepted.join(", ")}`,
+    );
+  }
+  return out;
 }
 
 function formatIssue(issue: z.core.$ZodIssue, root: unknown): string {
@@ -112,7 +178,16 @@ function formatIssue(issue: z.core.$ZodIssue, root: unknown): string {
     if (issue.origin === "array") {
       return `${where} must have at least ${min} item${min === 1 ? "" : "s"}`;
     }
-    return `${where} must be ${issue.inclusive === false ? "greater than" : "at least"} ${min}`;
+    const got = valueAt(root, issue.path);
+    const bound = `${issue.inclusive === false ? "greater than" : "at least"} ${min}`;
+    return `${where} must be ${bound}${typeof got === "number" ? `, got ${got}` : ""}`;
+  }
+  if (issue.code === "too_big") {
+    const max = Number(issue.maximum);
+    if (issue.origin === "array") return `${where} must have at most ${max} items`;
+    if (issue.origin === "string") return `${where} must be at most ${max} characters`;
+    const got = valueAt(root, issue.path);
+    return `${where} must be at most ${max}${got === undefined ? "" : `, got ${String(got)}`}`;
   }
   if (issue.code === "invalid_value") {
     return `${where} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;

@@ -63,7 +63,7 @@ Deno.test("malformed arguments: wrong types and missing fields throw ToolInputEr
   rejects(view, {}, /^file_path is required \(string\)$/);
   rejects(view, { file_path: 42 }, /^file_path must be a string, got number 42$/);
   rejects(view, { file_path: "a", offset: "10" }, /offset must be a number, got the string "10"/);
-  rejects(view, { file_path: "a", offset: -1 }, /^offset must be at least 0$/);
+  rejects(view, { file_path: "a", offset: -1 }, /^offset must be at least 0, got -1$/);
   rejects(view, { file_path: "a", limit: 1.5 }, /^limit must be an integer, got number 1\.5$/);
   rejects(view, { file_path: "" }, /^file_path must not be empty$/);
   rejects(view, [], /arguments must be a JSON object, got an array/);
@@ -118,8 +118,45 @@ Deno.test("malformed arguments: wrong types and missing fields throw ToolInputEr
   );
   rejects(createTodosTool(), {}, /todos is required/);
 
-  // A JSON string of a valid object is accepted; unknown keys are dropped.
-  assert.deepEqual(view.parse('{"file_path":"a.ts","extra":1}'), { file_path: "a.ts" });
+  // A JSON string of a valid object is accepted.
+  assert.deepEqual(view.parse('{"file_path":"a.ts","limit":3}'), { file_path: "a.ts", limit: 3 });
+});
+
+Deno.test("unknown argument names are refused with the accepted names and the likely one", () => {
+  // Claude Code's grep options, Codex's bash timeout, an extra field on fetch.
+  rejects(
+    createGrepTool(),
+    { pattern: "x", glob: "*.ts", "-i": true, output_mode: "content" },
+    /^unknown argument "glob" \(did you mean "include" or "pattern"\?\); accepted: pattern, path, include, literal_text; unknown argument "-i"; accepted: .*; unknown argument "output_mode"; accepted: /,
+  );
+  rejects(
+    createFetchTool(),
+    { url: "https://x.dev", prompt: "summarise it" },
+    /^unknown argument "prompt"; accepted: url, format, timeout, offset$/,
+  );
+  rejects(
+    createViewTool(),
+    { path: "a.ts" },
+    /^unknown argument "path" \(did you mean "file_path"\?\); accepted: file_path, offset, limit; file_path is required \(string\)$/,
+  );
+  // Inside arrays of objects too, with the path to the field.
+  rejects(
+    createMultiEditTool(),
+    { file_path: "a", edits: [{ old_string: "x", new_string: "y", old_str: "x" }] },
+    /^edits\[0\]: unknown argument "old_str" \(did you mean "old_string"\?\); accepted: old_string, new_string, replace_all$/,
+  );
+  rejects(
+    createTodosTool(),
+    { todos: [{ content: "a", status: "pending", priority: "high" }] },
+    /^todos\[0\]: unknown argument "priority"; accepted: content, status, active_form$/,
+  );
+});
+
+Deno.test("a time limit above the schema's maximum is an error, not lowered quietly", () => {
+  const fetch = createFetchTool();
+  const timeout = (fetch.parameters.properties as Record<string, { maximum?: number }>).timeout;
+  assert.equal(timeout.maximum, 120);
+  rejects(fetch, { url: "https://x.dev", timeout: 500 }, /^timeout must be at most 120, got 500$/);
 });
 
 Deno.test("parameters: plain JSON Schema objects with crush's parameter names", () => {
@@ -131,7 +168,7 @@ Deno.test("parameters: plain JSON Schema objects with crush's parameter names", 
     ls: ["path", "ignore", "depth"],
     glob: ["pattern", "path"],
     grep: ["pattern", "path", "include", "literal_text"],
-    fetch: ["url", "format", "timeout"],
+    fetch: ["url", "format", "timeout", "offset"],
     todos: ["todos"],
   };
   const tools = [
