@@ -27,7 +27,7 @@ export interface BashToolOptions {
   backgroundAfterMs?: number;
   /** Time limit of a call that gives no `timeout` (default 2 min); run_in_background jobs have none. */
   defaultTimeoutMs?: number;
-  /** Largest `timeout` accepted; larger values are lowered to it (default 10 min). */
+  /** Largest `timeout` accepted; a larger one is an argument error (default 10 min). */
   maxTimeoutMs?: number;
   /** How long run_in_background waits to report a command that fails at once (default 1 s). */
   startupWaitMs?: number;
@@ -38,27 +38,32 @@ export interface BashToolOptions {
   launcher?: ShellLauncher;
 }
 
-const schema = z.object({
-  command: z.string().min(1, "command must not be empty").describe("The command to execute"),
-  description: z.string().optional().describe(
-    "A brief description of what the command does, in a few words",
-  ),
-  working_dir: z.string().optional().describe(
-    "Directory to run this one command in (relative to the current directory); " +
-      "the session's current directory is not changed by it",
-  ),
-  timeout: z.number().int().positive().optional().describe(
-    "Time limit in milliseconds (default 120000, max 600000); the command and all its child " +
-      "processes are killed when it is reached",
-  ),
-  run_in_background: z.boolean().optional().describe(
-    "Start the command as a background job and return its id at once (servers, watchers). " +
-      "Read its output with job_output, stop it with job_kill",
-  ),
-  auto_background_after: z.number().int().positive().optional().describe(
-    "Seconds to wait before a still-running command becomes a background job (default 60)",
-  ),
-});
+/** The arguments; the time limits have their maximum in the schema, so a larger one is an error. */
+function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfterMs: number) {
+  return z.object({
+    command: z.string().min(1, "command must not be empty").describe("The command to execute"),
+    description: z.string().optional().describe(
+      "A brief description of what the command does, in a few words",
+    ),
+    working_dir: z.string().optional().describe(
+      "Directory to run this one command in (relative to the current directory); " +
+        "the current directory is not changed by it",
+    ),
+    timeout: z.number().int().positive().max(maxTimeoutMs).optional().describe(
+      `Time limit in milliseconds (default ${defaultTimeoutMs}, max ${maxTimeoutMs}); the command and all its ` +
+        "child processes are killed when it is reached",
+    ),
+    run_in_background: z.boolean().optional().describe(
+      "Start the command as a background job and return its id at once (servers, watchers). " +
+        "Read its output with job_output, stop it with job_kill",
+    ),
+    auto_background_after: z.number().int().positive().max(maxTimeoutMs / 1000).optional()
+      .describe(
+        "Seconds to wait before a still-running command becomes a background job " +
+          `(default ${backgroundAfterMs / 1000}, max ${maxTimeoutMs / 1000})`,
+      ),
+  });
+}
 
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
@@ -71,7 +76,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
     name: "bash",
     description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars) +
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
-    schema,
+    schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     access: (input): Access => ({ shell: parseShell(input.command) }),
     async run(input, ctx): Promise<ToolOutput> {
       const sessionCwd = ctx.state.shell.cwd || ctx.workspace;
@@ -84,7 +89,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const jail = opts.launcher?.env;
       const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read, jail });
       const timeoutMs = input.timeout !== undefined
-        ? Math.min(input.timeout, maxTimeoutMs)
+        ? input.timeout
         : input.run_in_background
         ? undefined
         : defaultTimeoutMs;
@@ -189,8 +194,9 @@ function describe(
   return [
     "Runs a command in bash and returns its combined stdout and stderr and its exit code.",
     "",
-    "- One shell session: the working directory (`cd`) and exported variables carry over to the next call. " +
-    "Aliases, functions and unexported variables do not.",
+    "- One shell session: the current directory and exported variables carry over to the next call " +
+    "(aliases, functions and unexported variables do not). A `cd` moves the current directory of " +
+    "every tool: relative paths in view, edit, ls and the others resolve against it too.",
     "- No interactive input: stdin is empty, no TTY, no pagers or editors (GIT_PAGER=cat, GIT_EDITOR=true). " +
     "Pass flags such as `-y` or `--no-edit` instead.",
     `- Time limit: ${timeoutMs / 1000} s unless \`timeout\` (ms, at most ${

@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
-import { truncateOutput } from "./truncate.ts";
+import { DEFAULT_LIMITS } from "./truncate.ts";
+import { pageOf } from "./page.ts";
 import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./failure.ts";
 import { looksBinary } from "./fs/text.ts";
@@ -22,25 +23,35 @@ export interface FetchToolOptions {
   max_timeout?: number;
   /** User-Agent header. */
   user_agent?: string;
+  /** Characters of one page of the result (default: what fits in the tool output limit). */
+  page_chars?: number;
 }
 
 const MAX_REDIRECTS = 5;
 
-const schema = z.object({
-  url: z.string().min(1).describe("The http:// or https:// URL to fetch").refine(isHttpUrl, {
-    message: "must be an absolute http:// or https:// URL",
-  }),
-  format: z.enum(["text", "markdown", "html"]).optional().describe(
-    "How to return the content: markdown (default), text or html",
-  ),
-  timeout: z.number().positive().optional().describe("Time limit in seconds (default 30, max 120)"),
-});
+function schemaOf(defaultTimeout: number, maxTimeout: number) {
+  return z.object({
+    url: z.string().min(1).describe("The http:// or https:// URL to fetch").refine(isHttpUrl, {
+      message: "must be an absolute http:// or https:// URL",
+    }),
+    format: z.enum(["text", "markdown", "html"]).optional(),
+    timeout: z.number().positive().max(maxTimeout).optional().describe(
+      `Time limit in seconds (default ${defaultTimeout}, max ${maxTimeout})`,
+    ),
+    offset: z.number().int().min(0).optional().describe(
+      "Characters of the content to skip, to read the next page (default 0)",
+    ),
+  });
+}
 
-const DESCRIPTION = `Fetch a URL (GET) and return its content.
-- url: http:// or https:// only.
-- format: "markdown" (default; HTML pages are converted to Markdown), "text" (the page's visible text) or "html" (the page's body).
-- timeout in seconds (default 30, at most 120). Responses are cut at 5 MB, and long output is shortened.
-- Redirects to another host are not followed: the result names the new URL, which you may fetch in a new call.`;
+function describe(maxBytes: number, pageChars: number): string {
+  return `Fetch a URL (GET) and return its content.
+- Only http:// and https://. A redirect to another host is not followed: the result names the new URL.
+- format: markdown (default; HTML becomes Markdown), text (the page's visible text) or html (the page's body).
+- At most ${pageChars} characters per call, cut at a line end; the last line then says how many remain and the offset to call again with (same url and format). Responses over ${
+    Math.round(maxBytes / 1024 / 1024)
+  } MB are cut.`;
+}
 
 function isHttpUrl(value: string): boolean {
   try {
@@ -59,41 +70,66 @@ function hostPort(url: URL): string {
 export function createFetchTool(options: FetchToolOptions = {}): Tool {
   const maxBytes = options.max_bytes ?? 5 * 1024 * 1024;
   const defaultTimeout = options.default_timeout ?? 30;
-  const maxTimeout = options.max_timeout ?? 120;
+  const maxTimeout = Math.max(options.max_timeout ?? 120, defaultTimeout);
   const userAgent = options.user_agent ?? "mopac (headless coding agent; fetch tool)";
+  const pageChars = options.page_chars ?? DEFAULT_LIMITS.maxChars - 500;
+  // The last few documents read, so that paging through one neither downloads it
+  // again nor sees it shift between pages.
+  const recent: Array<{ key: string; doc: Doc }> = [];
+
+  async function download(url: string, format: string, seconds: number, outer: AbortSignal) {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), seconds * 1000);
+    const signal = AbortSignal.any([outer, timeout.signal]);
+    try {
+      const res = await getWithinHost(new URL(url), userAgent, signal);
+      const { bytes, cut } = res.body
+        ? await readAtMost(res.body, maxBytes)
+        : { bytes: new Uint8Array(), cut: false };
+      const contentType = res.headers.get("content-type") ?? "";
+      return await render(bytes, contentType, format, cut, maxBytes);
+    } catch (err) {
+      if (timeout.signal.aborted && !outer.aborted) {
+        throw new ToolFailure(`Fetching ${url} took longer than ${seconds} s and was stopped.`);
+      }
+      if (err instanceof TypeError) throw new ToolFailure(`Could not fetch ${url}: ${err.message}`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   return defineTool({
     name: "fetch",
-    description: DESCRIPTION,
-    schema,
+    description: describe(maxBytes, pageChars),
+    schema: schemaOf(defaultTimeout, maxTimeout),
     access: (args) => ({ hosts: [hostPort(new URL(args.url))] }),
     run: (args, ctx) =>
       asToolError(async () => {
-        const seconds = Math.min(args.timeout ?? defaultTimeout, maxTimeout);
-        const timeout = new AbortController();
-        const timer = setTimeout(() => timeout.abort(), seconds * 1000);
-        const signal = AbortSignal.any([ctx.signal, timeout.signal]);
-        try {
-          const res = await getWithinHost(new URL(args.url), userAgent, signal);
-          const { bytes, cut } = res.body
-            ? await readAtMost(res.body, maxBytes)
-            : { bytes: new Uint8Array(), cut: false };
-          const contentType = res.headers.get("content-type") ?? "";
-          const format = args.format ?? "markdown";
-          return { content: await render(bytes, contentType, format, cut, maxBytes) };
-        } catch (err) {
-          if (timeout.signal.aborted && !ctx.signal.aborted) {
-            throw new ToolFailure(
-              `Fetching ${args.url} took longer than ${seconds} s and was stopped.`,
-            );
-          }
-          if (err instanceof TypeError) {
-            throw new ToolFailure(`Could not fetch ${args.url}: ${err.message}`);
-          }
-          throw err;
-        } finally {
-          clearTimeout(timer);
+        const format = args.format ?? "markdown";
+        const key = `${format} ${args.url}`;
+        const offset = args.offset ?? 0;
+        const at = recent.findIndex((r) => r.key === key);
+        let doc = offset > 0 && at >= 0 ? recent[at].doc : undefined;
+        if (at >= 0) recent.splice(at, 1);
+        doc ??= await download(args.url, format, args.timeout ?? defaultTimeout, ctx.signal);
+        recent.unshift({ key, doc });
+        recent.length = Math.min(recent.length, 3);
+        const page = pageOf(doc.text, offset, pageChars);
+        const more = page.end < doc.text.length
+          ? `\n\n(Characters ${offset}-${page.end} of ${doc.text.length} shown; ` +
+            `${doc.text.length - page.end} remain: call fetch with the same url and format and ` +
+            `offset ${page.end} to continue.)`
+          : offset > 0
+          ? `\n\n(Characters ${offset}-${page.end} of ${doc.text.length}: the end.)`
+          : "";
+        if (page.text === "" && offset > 0) {
+          throw new ToolFailure(
+            `offset ${offset} is past the end of the content (${doc.text.length} characters).`,
+          );
         }
+        const body = page.text === "" ? "(empty response)" : page.text;
+        return { content: body + more + (doc.cut ? `\n\n${doc.cut}` : "") };
       }),
   });
 }
@@ -135,13 +171,19 @@ async function getWithinHost(
   throw new ToolFailure(`Too many redirects (more than ${MAX_REDIRECTS}) from ${start.href}`);
 }
 
+/** A response as text in the asked format, and a note when its bytes were cut. */
+interface Doc {
+  text: string;
+  cut?: string;
+}
+
 async function render(
   bytes: Uint8Array,
   contentType: string,
   format: string,
   cut: boolean,
   max: number,
-): Promise<string> {
+): Promise<Doc> {
   const type = contentType.split(";")[0].trim().toLowerCase();
   const textual = type === "" || type.startsWith("text/") ||
     /json|xml|javascript|yaml|toml/.test(type);
@@ -161,9 +203,7 @@ async function render(
     else if (format === "text") body = html.htmlToText(text);
     else body = html.htmlBody(text);
   }
-  let out = truncateOutput(body);
-  if (cut) out += `\n\n[Response cut at ${max} bytes.]`;
-  return out === "" ? "(empty response)" : out;
+  return { text: body, ...(cut ? { cut: `[The response was cut at ${max} bytes.]` } : {}) };
 }
 
 function decode(bytes: Uint8Array, contentType: string): string {

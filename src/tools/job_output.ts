@@ -19,7 +19,7 @@ const schema = z.object({
   wait: z.boolean().optional().describe(
     "Wait for the job to end before returning (never for servers: they do not end)",
   ),
-  timeout_seconds: z.number().int().positive().optional().describe(
+  timeout_seconds: z.number().int().positive().max(MAX_WAIT_S).optional().describe(
     `Longest wait in seconds when wait is true (default ${DEFAULT_WAIT_S}, max ${MAX_WAIT_S})`,
   ),
 });
@@ -34,7 +34,7 @@ export function createJobOutputTool(opts: { jobs: JobManager; limits?: TruncateL
     jobs: opts.jobs,
     async run(job, input, ctx) {
       if (input.wait && !job.proc.exit) {
-        const seconds = Math.min(input.timeout_seconds ?? DEFAULT_WAIT_S, MAX_WAIT_S);
+        const seconds = input.timeout_seconds ?? DEFAULT_WAIT_S;
         await finishedWithin(job.proc.finished, seconds * 1000, ctx.signal);
       }
       return formatJob(job, opts.jobs, limits);

@@ -88,7 +88,7 @@ Deno.test("fetch: size cap, time cap, HTTP errors, binary bodies", async () => {
   try {
     const ctx = makeContext("/tmp");
     const big = await call(createFetchTool({ max_bytes: 1000 }), { url: `${srv.base}/big` }, ctx);
-    assert.equal(big.out.content, "a".repeat(1000) + "\n\n[Response cut at 1000 bytes.]");
+    assert.equal(big.out.content, "a".repeat(1000) + "\n\n[The response was cut at 1000 bytes.]");
 
     const slow = await call(createFetchTool(), { url: `${srv.base}/slow`, timeout: 0.2 }, ctx);
     assert.equal(slow.out.is_error, true);
@@ -155,4 +155,45 @@ Deno.test("fetch: only http(s) URLs; hosts reported with default ports", async (
   assert.deepEqual(await fetchTool.access!(fetchTool.parse({ url: "http://[::1]:8080/" }), ctx), {
     hosts: ["[::1]:8080"],
   });
+});
+
+Deno.test("fetch: long content comes in pages cut at line ends, read once, to its end", async () => {
+  const lines = Array.from({ length: 3000 }, (_, i) => `row ${i + 1} ${"z".repeat(40)}`);
+  const body = lines.join("\n") + "\n";
+  let hits = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    hits++;
+    return new Response(body, { headers: { "content-type": "text/plain" } });
+  });
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}/rows`;
+    const tool = createFetchTool({ page_chars: 20_000 });
+    const ctx = makeContext("/tmp");
+    let offset = 0;
+    let text = "";
+    for (let page = 0; page < 20; page++) {
+      const { out } = await call(tool, { url, format: "text", ...(offset ? { offset } : {}) }, ctx);
+      assert.equal(out.is_error, undefined, out.content);
+      const more =
+        /\n\n\(Characters (\d+)-(\d+) of (\d+) shown; (\d+) remain: call fetch with the same url and format and offset (\d+) to continue\.\)$/
+          .exec(out.content);
+      const end = /\n\n\(Characters (\d+)-(\d+) of (\d+): the end\.\)$/.exec(out.content);
+      const note = more ?? end;
+      assert.ok(note, out.content.slice(-200));
+      const chunk = out.content.slice(0, note.index);
+      assert.ok(chunk.length <= 20_000);
+      text += chunk;
+      if (!more) break;
+      assert.ok(chunk.endsWith("\n"), "a page ends at a line end");
+      assert.equal(Number(more[4]), body.length - Number(more[5]));
+      offset = Number(more[5]);
+    }
+    assert.equal(text, body);
+    assert.equal(hits, 1, "later pages come from the document already read");
+    const past = await call(tool, { url, format: "text", offset: body.length + 5 }, ctx);
+    assert.equal(past.out.is_error, true);
+    assert.match(past.out.content, /past the end of the content/);
+  } finally {
+    await server.shutdown();
+  }
 });
