@@ -10,7 +10,7 @@ import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./failure.ts";
 import { isMissing } from "./fs/paths.ts";
-import { readsPath, resolveForRun } from "./fs/pinned.ts";
+import { currentDir, readsPath, resolveForRun } from "./fs/pinned.ts";
 import {
   PatternError,
   type SearchMatch,
@@ -21,6 +21,7 @@ import {
 import { searchWithRg } from "./search/search_rg.ts";
 import { byNewest, mtimes } from "./fs/sliced.ts";
 import { requireFolder } from "./fs/walk.ts";
+import { DEFAULT_LIMITS } from "./truncate.ts";
 
 export interface GrepToolOptions {
   /** ripgrep command (default "rg"); false to always use the built-in search. */
@@ -42,7 +43,9 @@ const schema = z.object({
   pattern: z.string().min(1).describe(
     "Regular expression to search for (or plain text with literal_text)",
   ),
-  path: z.string().optional().describe("Folder to search in (default the workspace root)"),
+  path: z.string().optional().describe(
+    "File or folder to search in (default the current directory)",
+  ),
   include: z.string().optional().describe(
     'Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}"',
   ),
@@ -56,6 +59,7 @@ const DESCRIPTION =
 - pattern: regular expression (e.g. "function\\s+\\w+"); set literal_text to true to search for plain text containing characters like ( ) [ ] . * ?.
 - include: glob filter on file names ("*.ts", "*.{ts,tsx}") or on paths relative to path ("src/**/*.ts").
 - Honours .gitignore; hidden files, binary files and files over 10 MB are skipped. Lines are matched one at a time.
+- Lines are shown without leading and trailing whitespace and cut at ${MAX_LINE_CHARS} characters (ending in "…[cut]"): view the file before copying text from here into an edit.
 - To find files by name use glob.`;
 
 export function createGrepTool(options: GrepToolOptions = {}): Tool {
@@ -71,7 +75,7 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool {
     access: readsPath((a) => a.path || "."),
     run: (args, ctx) =>
       asToolError(async () => {
-        const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
+        const { absolute, real } = await resolveForRun(args, args.path || ".", currentDir(ctx));
         // A single named file is searched as is; a folder is walked with the ignore rules.
         const single = await isFile(real);
         if (!single) await requireFolder(real, absolute);
@@ -154,13 +158,21 @@ async function formatMatches(
     .sort(byNewest);
   const lines: string[] = [];
   let shownCount = 0;
-  for (const file of files) {
+  // Within the tool output limit, so the result is never cut in the middle.
+  let room = DEFAULT_LIMITS.maxChars - 500;
+  outer: for (const file of files) {
     if (shownCount >= maxResults) break;
-    if (lines.length > 0) lines.push("");
-    lines.push(`${file.path}:`);
+    const header = `${lines.length > 0 ? "\n" : ""}${file.path}:`;
     const fileMatches = byFile.get(file.rel)!.sort((a, b) => a.line - b.line);
+    let first = true;
     for (const m of fileMatches.slice(0, maxResults - shownCount)) {
-      lines.push(`  Line ${m.line}: ${cutLine(m.text.trim())}`);
+      const line = `  Line ${m.line}: ${cutLine(m.text.trim())}`;
+      const cost = line.length + 1 + (first ? header.length + 1 : 0);
+      if (cost > room) break outer;
+      if (first) lines.push(...header.split("\n"));
+      first = false;
+      lines.push(line);
+      room -= cost;
       shownCount++;
     }
   }
@@ -179,5 +191,5 @@ async function formatMatches(
 }
 
 function cutLine(text: string): string {
-  return text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) + "..." : text;
+  return text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) + "…[cut]" : text;
 }

@@ -10,51 +10,63 @@ import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./failure.ts";
 import { hasImageExtension, sniffImage } from "./fs/image.ts";
-import { readLineWindow } from "./fs/lines.ts";
+import { type LineWindow, readLineWindow } from "./fs/lines.ts";
+import { DEFAULT_LIMITS } from "./truncate.ts";
+import { editDistance } from "../util/similar.ts";
 import { isMissing, mtimeOf } from "./fs/paths.ts";
-import { readsPath, resolveForRun } from "./fs/pinned.ts";
+import { currentDir, readsPath, resolveForRun } from "./fs/pinned.ts";
 import { looksBinary, SNIFF_BYTES } from "./fs/text.ts";
 
 export interface ViewToolOptions {
-  /** Lines shown when the call gives no limit (default 2000). */
-  defaultLimit?: number;
+  /** Most lines one call returns, and the default limit (default 1000). */
+  maxLines?: number;
+  /** Most characters one call returns, numbers and notes included (default: the tool output limit). */
+  maxChars?: number;
   /** Characters kept of each line (default 2000). */
   maxLineChars?: number;
   /** Largest image sent to the model (default 5 MB). */
   maxImageBytes?: number;
 }
 
-const schema = z.object({
-  file_path: z.string().min(1).describe(
-    "Path of the file to read (absolute, or relative to the workspace)",
-  ),
-  offset: z.number().int().min(0).optional().describe(
-    "Number of lines to skip before reading (0-based; default 0)",
-  ),
-  limit: z.number().int().min(1).optional().describe("Number of lines to read (default 2000)"),
-});
+/** Room kept for the wrapper and the notes around the numbered lines. */
+const NOTES_CHARS = 500;
 
-const DESCRIPTION = `Read a file and show its lines with line numbers ("     1|text").
-- file_path: absolute, or relative to the workspace root.
-- Shows up to 2000 lines by default; for longer files page with offset (lines to skip) and limit.
-- Lines longer than 2000 characters are cut, with a note.
-- PNG, JPEG, GIF and WebP images are returned as images when the model accepts images.
-- Binary files are refused; use ls for folders.
-- You must view a file in this session before edit, multiedit or write may change it.`;
+function schemaOf(maxLines: number) {
+  return z.object({
+    file_path: z.string().min(1).describe(
+      "Path of the file to read",
+    ),
+    offset: z.number().int().min(0).optional().describe(
+      "Number of lines to skip before reading (0-based; default 0)",
+    ),
+    limit: z.number().int().min(1).optional().describe(
+      `Number of lines to read (default and at most ${maxLines})`,
+    ),
+  });
+}
+
+function describe(maxLines: number, maxChars: number, maxLineChars: number): string {
+  return `Read a file with line numbers: "    12|text" is line 12, whose text is "text" (the number and "|" are not in the file).
+- At most ${maxLines} lines and ${maxChars} characters per call, ending at a line end. When more follows, the last line says how many lines remain and the offset to call again with.
+- Lines over ${maxLineChars} characters are cut, with a note.
+- PNG, JPEG, GIF and WebP images come back as images when the model accepts them. Binary files are refused; use ls for folders.
+- A file must be viewed in this session before edit, multiedit or write may change it.`;
+}
 
 export function createViewTool(options: ViewToolOptions = {}): Tool {
-  const defaultLimit = options.defaultLimit ?? 2000;
+  const maxLines = options.maxLines ?? 1000;
+  const maxChars = options.maxChars ?? DEFAULT_LIMITS.maxChars;
   const maxLineChars = options.maxLineChars ?? 2000;
   const maxImageBytes = options.maxImageBytes ?? 5 * 1024 * 1024;
 
   return defineTool({
     name: "view",
-    description: DESCRIPTION,
-    schema,
+    description: describe(maxLines, maxChars, maxLineChars),
+    schema: schemaOf(maxLines),
     access: readsPath((a) => a.file_path),
     run: (args, ctx) =>
       asToolError(async () => {
-        const { absolute, real } = await resolveForRun(args, args.file_path, ctx.workspace);
+        const { absolute, real } = await resolveForRun(args, args.file_path, currentDir(ctx));
         let info: Deno.FileInfo;
         try {
           info = await Deno.stat(real);
@@ -83,35 +95,41 @@ export function createViewTool(options: ViewToolOptions = {}): Tool {
           );
         }
         const offset = args.offset ?? 0;
-        const limit = args.limit ?? defaultLimit;
-        const window = await readLineWindow(real, offset, limit, maxLineChars, ctx.signal);
+        const limit = Math.min(args.limit ?? maxLines, maxLines);
+        const window = await readLineWindow(real, offset, limit, maxLineChars, {
+          signal: ctx.signal,
+          // What the line costs as shown: its number, "|", its text and the line break.
+          cost: (text, i) => Math.max(6, String(i + 1).length) + text.length + 2,
+          budget: maxChars - NOTES_CHARS,
+        });
         if (window.lines.length === 0 && offset > 0) {
           throw new ToolFailure(
             `offset ${offset} is past the end of ${absolute}, which has ${window.total} lines.`,
           );
         }
         markViewed(ctx, real, info);
-        return { content: formatWindow(window.lines, offset, window, maxLineChars) };
+        return { content: formatWindow(offset, window, maxLineChars) };
       }),
   });
 }
 
-function formatWindow(
-  lines: string[],
-  offset: number,
-  window: { cut: number; more: boolean },
-  maxLineChars: number,
-): string {
+function formatWindow(offset: number, window: LineWindow, maxLineChars: number): string {
+  const { lines, total } = window;
   const numbered = lines.map((line, i) => `${String(offset + i + 1).padStart(6)}|${line}`);
-  let out = "<file>\n" + (lines.length === 0 ? "(empty file)" : numbered.join("\n"));
+  let out = "<file>\n" + (lines.length === 0 ? "(empty file)" : numbered.join("\n")) + "\n</file>";
   if (window.cut > 0) {
-    out += `\n\n(${window.cut} line(s) longer than ${maxLineChars} characters were cut.)`;
+    out += `\n(${window.cut} line(s) longer than ${maxLineChars} characters were cut.)`;
   }
+  const end = offset + lines.length;
+  const shown = `Lines ${offset + 1}-${end}`;
   if (window.more) {
-    out += `\n\n(File has more lines. Use offset ${offset + lines.length} to read beyond line ` +
-      `${offset + lines.length}.)`;
+    const left = total === undefined ? "More lines remain" : `${total - end} more lines remain`;
+    const of = total === undefined ? "" : ` of ${total}`;
+    out += `\n(${shown}${of} shown. ${left}: call view with offset ${end} to continue.)`;
+  } else if (offset > 0) {
+    out += `\n(${shown} of ${end} shown: the end of the file.)`;
   }
-  return out + "\n</file>";
+  return out;
 }
 
 async function viewImage(
@@ -190,18 +208,4 @@ async function notFoundMessage(absolute: string): Promise<string> {
 function stemOf(name: string): string {
   const stem = name.replace(/\.[^.]*$/, "");
   return stem.length >= 2 ? stem : name;
-}
-
-/** Levenshtein distance, to catch typos like "confg.json". */
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[b.length];
 }

@@ -39,26 +39,34 @@ Deno.test("view: offset and limit page through a file", async () => {
       { file_path: "ten.txt", offset: 3, limit: 2 },
       ctx,
     );
-    assert.match(out.content, /^<file>\n {5}4\|line 4\n {5}5\|line 5\n/);
-    assert.match(out.content, /File has more lines\. Use offset 5 to read beyond line 5/);
+    assert.match(out.content, /^<file>\n {5}4\|line 4\n {5}5\|line 5\n<\/file>\n/);
+    assert.match(
+      out.content,
+      /\(Lines 4-5 of 10 shown\. 5 more lines remain: call view with offset 5 to continue\.\)$/,
+    );
     const last = await call(createViewTool(), { file_path: "ten.txt", offset: 8 }, ctx);
-    assert.match(last.out.content, / {5}9\|line 9\n {4}10\|line 10\n<\/file>$/);
-    assert.doesNotMatch(last.out.content, /more lines/);
+    assert.match(
+      last.out.content,
+      / {5}9\|line 9\n {4}10\|line 10\n<\/file>\n\(Lines 9-10 of 10 shown: the end of the file\.\)$/,
+    );
+    assert.doesNotMatch(last.out.content, /remain/);
+    const whole = await call(createViewTool(), { file_path: "ten.txt" }, ctx);
+    assert.match(whole.out.content, / {4}10\|line 10\n<\/file>$/);
   } finally {
     await cleanup();
   }
 });
 
-Deno.test("view: 2000 lines by default, longer lines cut with a note", async () => {
+Deno.test("view: 1000 lines at most, longer lines cut with a note", async () => {
   const { dir, cleanup } = await tempWorkspace();
   try {
     const many = Array.from({ length: 2500 }, (_, i) => `n${i + 1}`).join("\n");
     await writeTree(dir, { "many.txt": many, "long.txt": "x".repeat(3000) + "\nshort\n" });
     const ctx = makeContext(dir);
-    const { out } = await call(createViewTool(), { file_path: "many.txt" }, ctx);
-    assert.match(out.content, / {2}2000\|n2000\n/);
-    assert.doesNotMatch(out.content, /\|n2001/);
-    assert.match(out.content, /Use offset 2000/);
+    const { out } = await call(createViewTool(), { file_path: "many.txt", limit: 2000 }, ctx);
+    assert.match(out.content, / {2}1000\|n1000\n/);
+    assert.doesNotMatch(out.content, /\|n1001/);
+    assert.match(out.content, /of 2500 shown\. 1500 more lines remain: call view with offset 1000/);
     const long = await call(createViewTool(), { file_path: "long.txt" }, ctx);
     const first = long.out.content.split("\n")[1];
     assert.equal(first, "     1|" + "x".repeat(2000));
@@ -141,7 +149,8 @@ Deno.test("view: a 64 GiB (sparse) file is read in bounded fashion", async () =>
     const { out } = await call(createViewTool(), { file_path: file, limit: 5 }, ctx);
     assert.equal(out.is_error, undefined);
     assert.match(out.content, / {5}5\|entry 5\n/);
-    assert.match(out.content, /File has more lines\. Use offset 5/);
+    // The rest is too big to count: the note says more follows, without a number.
+    assert.match(out.content, /\(Lines 1-5 shown\. More lines remain: call view with offset 5 to/);
     const deeper = await call(createViewTool(), { file_path: file, offset: 998, limit: 2 }, ctx);
     assert.match(deeper.out.content, / {3}999\|entry 999\n {2}1000\|entry 1000\n/);
   } finally {
@@ -167,6 +176,42 @@ Deno.test("view: not found suggests similar names; folders are refused", async (
     const folder = await call(createViewTool(), { file_path: "src" }, ctx);
     assert.equal(folder.out.is_error, true);
     assert.match(folder.out.content, /is a directory/);
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("view: a page stops on a line end inside the output limit and says where to go on", async () => {
+  const { dir, cleanup } = await tempWorkspace();
+  try {
+    const line = (i: number) => `${i}:` + "y".repeat(98);
+    await writeTree(dir, {
+      "wide.txt": Array.from({ length: 1500 }, (_, i) => line(i + 1)).join("\n") + "\n",
+    });
+    const ctx = makeContext(dir);
+    const { out } = await call(
+      createViewTool({ maxChars: 10_000 }),
+      { file_path: "wide.txt" },
+      ctx,
+    );
+    assert.ok(out.content.length <= 10_000, String(out.content.length));
+    const m =
+      /\(Lines 1-(\d+) of 1500 shown\. (\d+) more lines remain: call view with offset (\d+) to continue\.\)$/
+        .exec(out.content);
+    assert.ok(m, out.content.slice(-300));
+    const shown = Number(m[1]);
+    assert.equal(Number(m[2]), 1500 - shown);
+    assert.equal(Number(m[3]), shown);
+    // Every line shown is whole; the next page starts with the next line.
+    const numbered = out.content.split("\n").filter((l) => /^ *\d+\|/.test(l));
+    assert.equal(numbered.length, shown);
+    assert.equal(numbered.at(-1), `${String(shown).padStart(6)}|${line(shown)}`);
+    const next = await call(
+      createViewTool({ maxChars: 10_000 }),
+      { file_path: "wide.txt", offset: shown },
+      ctx,
+    );
+    assert.match(next.out.content, new RegExp(`^<file>\\n *${shown + 1}\\|${shown + 1}:y`));
   } finally {
     await cleanup();
   }

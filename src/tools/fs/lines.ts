@@ -13,40 +13,58 @@ export interface LineWindow {
   cut: number;
   /** More content follows the window. */
   more: boolean;
-  /** Lines in the file, known only when the end of the file was reached (more = false). */
+  /**
+   * Lines in the file: known when the end was reached, and after a full window when
+   * the rest was short enough to count (see `countBytes`).
+   */
   total?: number;
+}
+
+export interface WindowOptions {
+  signal?: AbortSignal;
+  /** What a line costs of `budget` (e.g. its length as shown); default 0. */
+  cost?: (text: string, lineIndex: number) => number;
+  /** The window ends before the line that would take the cost over this (one line always fits). */
+  budget?: number;
+  /** Bytes after a full window scanned to count the lines left (default 64 MiB). */
+  countBytes?: number;
 }
 
 const CHUNK = 64 * 1024;
 const NL = 0x0a;
 
-/** Lines `offset` (0-based) to `offset + limit` of `file`. */
+/** Lines `offset` (0-based) to `offset + limit` of `file`, within the options' budget. */
 export async function readLineWindow(
   file: string,
   offset: number,
   limit: number,
   maxLineChars: number,
-  signal?: AbortSignal,
+  opts: WindowOptions = {},
 ): Promise<LineWindow> {
+  const { signal, cost = () => 0, budget = Infinity, countBytes = 64 * 1024 * 1024 } = opts;
   const maxLineBytes = maxLineChars * 4; // no UTF-8 character is longer
   const lines: string[] = [];
   let cut = 0;
+  let spent = 0;
+  let full = false; // the window is complete: the rest is only counted
   let lineIndex = 0; // index of the line being read
   let parts: Uint8Array[] = [];
   let partBytes = 0;
   let overflow = false;
   let inLine = false; // bytes of an unfinished line were seen
+  let counted = 0; // bytes scanned after the window was full
 
   const finishLine = () => {
-    if (lineIndex >= offset && lines.length < limit) {
-      const { text, wasCut } = decodeLine(
-        parts,
-        overflow,
-        maxLineChars,
-        lineIndex === 0,
-      );
-      lines.push(text);
-      if (wasCut) cut++;
+    if (!full && lineIndex >= offset) {
+      const { text, wasCut } = decodeLine(parts, overflow, maxLineChars, lineIndex === 0);
+      const price = cost(text, lineIndex);
+      if (lines.length > 0 && spent + price > budget) full = true;
+      else {
+        lines.push(text);
+        spent += price;
+        if (wasCut) cut++;
+        if (lines.length >= limit) full = true;
+      }
     }
     parts = [];
     partBytes = 0;
@@ -63,13 +81,16 @@ export async function readLineWindow(
       const n = await handle.read(buf);
       if (n === null) break;
       const chunk = buf.subarray(0, n);
+      if (full) {
+        counted += n;
+        if (counted > countBytes) return { lines, cut, more: true };
+      }
       let start = 0;
       while (start < chunk.length) {
-        if (lines.length >= limit) return { lines, cut, more: true };
         const nl = chunk.indexOf(NL, start);
         const end = nl === -1 ? chunk.length : nl;
         if (end > start) inLine = true;
-        if (lineIndex >= offset && !overflow) {
+        if (!full && lineIndex >= offset && !overflow) {
           const room = maxLineBytes - partBytes;
           const piece = chunk.slice(start, Math.min(end, start + room));
           parts.push(piece);
@@ -86,7 +107,8 @@ export async function readLineWindow(
   }
   // A last line without a final newline still counts.
   if (inLine) finishLine();
-  return { lines, cut, more: false, total: lineIndex };
+  const shownEnd = offset + lines.length;
+  return { lines, cut, more: lineIndex > shownEnd, total: lineIndex };
 }
 
 function decodeLine(
