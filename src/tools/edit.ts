@@ -21,7 +21,7 @@ export interface EditToolOptions {
 
 const schema = z.object({
   file_path: z.string().min(1).describe(
-    "Path of the file to change (absolute, or relative to the workspace)",
+    "Path of the file to change",
   ),
   old_string: z.string().describe("Exact text to replace; empty to create a new file"),
   new_string: z.string().describe("Text to put in its place"),
@@ -31,6 +31,7 @@ const schema = z.object({
 });
 
 const DESCRIPTION = `Edit a file by replacing exact text.
+- old_string and new_string are file text, without view's line-number prefix ("    12|").
 - old_string must match the file exactly (every space, tab and line break) and, unless replace_all is true, exactly once: include enough surrounding lines to make it unique.
 - Empty old_string creates a new file containing new_string (parent folders are created); it fails if the file exists and is not empty.
 - Empty new_string deletes old_string.

@@ -27,7 +27,7 @@ const editSchema = z.object({
 
 const schema = z.object({
   file_path: z.string().min(1).describe(
-    "Path of the file to change (absolute, or relative to the workspace)",
+    "Path of the file to change",
   ),
   edits: z.array(editSchema).min(1).describe(
     "Edits applied in order; each sees the result of the previous one",
@@ -46,8 +46,7 @@ const schema = z.object({
 
 const DESCRIPTION =
   `Make several edits to one file in a single call. Prefer it over repeated edit calls on the same file.
-- edits: [{old_string, new_string, replace_all?}], applied in order; each edit matches against the result of the previous ones.
-- Every edit follows the edit tool's rules (exact match, unique unless replace_all).
+- Every edit follows the edit tool's rules (exact file text without view's "    12|" line prefix, unique unless replace_all).
 - All or none: if any edit fails, nothing is written and the error says which edit failed and why.
 - A first edit with an empty old_string creates the file; the following edits then apply to that new content.
 - The file must have been viewed in this session and not changed since. The result shows one unified diff.`;

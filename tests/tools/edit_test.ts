@@ -270,3 +270,26 @@ Deno.test("edit: binary and non-UTF-8 files are refused", async () => {
     await cleanup();
   }
 });
+
+Deno.test("edit: an old_string copied with view's line-number prefix is named as such", async () => {
+  const { dir, cleanup } = await tempWorkspace();
+  try {
+    await writeTree(dir, { "f.py": "def f():\n    return 1\n" });
+    const ctx = makeContext(dir);
+    await viewed(ctx, "f.py");
+    const prefixed = await call(edit, {
+      file_path: "f.py",
+      old_string: "     2|    return 1",
+      new_string: "    return 2",
+    }, ctx);
+    assert.equal(prefixed.out.is_error, true);
+    assert.match(
+      prefixed.out.content,
+      /^old_string was not found in the file\. It starts with " {5}2\|", which looks like the line-number prefix view shows before each line: that prefix is not part of the file\./,
+    );
+    assert.equal(await Deno.readTextFile(path.join(dir, "f.py")), "def f():\n    return 1\n");
+    assert.match(edit.description, /without view's line-number prefix/);
+  } finally {
+    await cleanup();
+  }
+});

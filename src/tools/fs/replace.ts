@@ -39,9 +39,20 @@ export function applyReplacement(
   return { text: text.slice(0, at) + newString + text.slice(at + oldString.length), count: 1 };
 }
 
+/** The prefix `view` puts before each line ("    12|"), which is not part of the file. */
+const VIEW_PREFIX = /^ *\d+\|/;
+
 function notFoundMessage(text: string, oldString: string, label: string): string {
   let msg = `${label} was not found in the file. It must match exactly, including ` +
     `whitespace, indentation and line breaks. View the file again and copy the exact text.`;
+  const prefixed = VIEW_PREFIX.exec(oldString);
+  if (prefixed) {
+    return `${label} was not found in the file. It starts with "${
+      prefixed[0]
+    }", which looks like ` +
+      `the line-number prefix view shows before each line: that prefix is not part of the ` +
+      `file. Remove it from every line of ${label} and new_string, and call again.`;
+  }
   const line = looseMatchLine(text, oldString);
   if (line !== null) {
     msg += ` A match ignoring leading/trailing whitespace starts at line ${line}: ` +
