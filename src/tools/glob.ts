@@ -12,7 +12,7 @@ import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./failure.ts";
 import { isMissing } from "./fs/paths.ts";
-import { readsPath, resolveForRun } from "./fs/pinned.ts";
+import { currentDir, readsPath, resolveForRun } from "./fs/pinned.ts";
 import { byNewest, mtimes } from "./fs/sliced.ts";
 import { requireFolder, walkFolders } from "./fs/walk.ts";
 
@@ -27,7 +27,7 @@ const schema = z.object({
   pattern: z.string().min(1).describe(
     'Glob pattern relative to path, e.g. "**/*.ts" or "src/**/*.{ts,tsx}"',
   ),
-  path: z.string().optional().describe("Folder to search in (default the workspace root)"),
+  path: z.string().optional().describe("Folder to search in (default the current directory)"),
 });
 
 const DESCRIPTION =
@@ -48,7 +48,7 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
     access: readsPath((a) => a.path || "."),
     run: (args, ctx) =>
       asToolError(async () => {
-        const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
+        const { absolute, real } = await resolveForRun(args, args.path || ".", currentDir(ctx));
         await requireFolder(real, absolute);
         const pattern = normalisePattern(args.pattern, absolute, real);
         const { found, capped } = await matchingFiles(real, pattern, maxMatches, ctx.signal);

@@ -9,7 +9,7 @@ import { z } from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError } from "./failure.ts";
-import { readsPath, resolveForRun } from "./fs/pinned.ts";
+import { currentDir, readsPath, resolveForRun } from "./fs/pinned.ts";
 import { requireFolder, VCS_DIRS, walk, type WalkEntry } from "./fs/walk.ts";
 
 /** Config `tools.ls` (crush's keys). */
@@ -31,7 +31,7 @@ const LS_SKIP: ReadonlySet<string> = new Set([
 
 const schema = z.object({
   path: z.string().optional().describe(
-    "Folder to list (absolute, or relative to the workspace; default the workspace)",
+    "Folder to list (default the current directory)",
   ),
   ignore: z.array(z.string()).optional().describe(
     'Glob patterns of names to leave out (e.g. "*.test.ts")',
@@ -42,7 +42,6 @@ const schema = z.object({
 });
 
 const DESCRIPTION = `List a folder as a tree (folders end with "/").
-- path: absolute, or relative to the workspace root; defaults to the workspace root.
 - Files matched by .gitignore are left out, as are .git and node_modules; ignore adds glob patterns of names to leave out.
 - depth limits how many levels are shown. Large folders are cut at 1000 entries with a note: then list a subfolder or use glob.`;
 
@@ -57,7 +56,7 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
     access: readsPath((a) => a.path || "."),
     run: (args, ctx) =>
       asToolError(async () => {
-        const { absolute, real } = await resolveForRun(args, args.path || ".", ctx.workspace);
+        const { absolute, real } = await resolveForRun(args, args.path || ".", currentDir(ctx));
         await requireFolder(real, absolute);
         const asked = args.depth && args.depth > 0 ? args.depth : undefined;
         const depth = asked === undefined ? maxDepth : Math.min(asked, maxDepth ?? asked);

@@ -10,9 +10,7 @@ import { defineTool } from "./define.ts";
 
 const itemSchema = z.object({
   content: z.string().trim().min(1).describe('What needs to be done, imperative ("Run tests")'),
-  status: z.enum(TODO_STATUSES).describe(
-    "pending, in_progress or completed",
-  ),
+  status: z.enum(TODO_STATUSES),
   active_form: z.string().optional().describe('Present continuous form ("Running tests")'),
 });
 
@@ -22,7 +20,6 @@ const schema = z.object({
 
 const DESCRIPTION =
   `Keep a task list for multi-step work. Each call sends the complete list, which replaces the previous one.
-- Each item: content (imperative: "Run tests"), status (pending | in_progress | completed), active_form (continuous: "Running tests").
 - Use it for tasks of three or more steps; skip it for trivial work.
 - Keep exactly one item in_progress; mark an item completed as soon as it is fully done (tests pass), not in batches.`;
 

@@ -15,7 +15,7 @@ import type { EditToolOptions } from "./edit.ts";
 
 const schema = z.object({
   file_path: z.string().min(1).describe(
-    "Path of the file to write (absolute, or relative to the workspace)",
+    "Path of the file to write",
   ),
   content: z.string().describe("The complete new content of the file"),
 });

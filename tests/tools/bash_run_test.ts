@@ -81,7 +81,7 @@ Deno.test("long output keeps head and tail with a note saying how much was cut",
 Deno.test("working directory and exported variables carry over between calls", async () => {
   await using h = await harness();
   const first = await h.run("mkdir -p sub/deeper && cd sub && export FOO=bar BAZ='a b'; LOCAL=1");
-  assert.match(first.content, new RegExp(`Working directory is now ${join(h.ws, "sub")}`));
+  assert.match(first.content, new RegExp(`current directory is now ${join(h.ws, "sub")}`));
   assert.equal(h.ctx.state.shell.cwd, join(h.ws, "sub"));
   assert.deepEqual(h.ctx.state.shell.env, { FOO: "bar", BAZ: "a b" });
   assert.equal(h.ctx.changes, 1);

@@ -11,7 +11,7 @@ import type { ToolContext, ToolOutput } from "../types.ts";
 import { diffBlock, unifiedDiff } from "./diff.ts";
 import { ToolFailure } from "../failure.ts";
 import { isMissing, mtimeOf } from "./paths.ts";
-import { resolveForRun } from "./pinned.ts";
+import { currentDir, resolveForRun } from "./pinned.ts";
 import { decodeUtf8Strict, looksBinary, splitStyle, type TextStyle } from "./text.ts";
 
 /** Files larger than this are not edited in memory (use bash for those). */
@@ -42,7 +42,7 @@ export async function writeTarget(
   input: { file_path: string },
   ctx: ToolContext,
 ): Promise<WriteTarget> {
-  const { absolute, real } = await resolveForRun(input, input.file_path, ctx.workspace);
+  const { absolute, real } = await resolveForRun(input, input.file_path, currentDir(ctx));
   const info = await statTarget(real, absolute);
   return { absolute, real, info, label: relativeInside(absolute, ctx.workspace) ?? absolute };
 }

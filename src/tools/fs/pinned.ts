@@ -11,6 +11,14 @@ import { type ResolvedPath, resolvePath } from "./paths.ts";
 
 const approved = new WeakMap<object, string>();
 
+/**
+ * The one folder every tool resolves a relative path against: the session's current
+ * directory, which starts where the run started and moves with a `cd` in bash.
+ */
+export function currentDir(ctx: ToolContext): string {
+  return ctx.state.shell.cwd || ctx.workspace;
+}
+
 /** Resolves for the gate and remembers the result for this call's run. */
 async function resolveForAccess(input: object, filePath: string, base: string): Promise<string> {
   const { real } = await resolvePath(filePath, base);
@@ -23,14 +31,14 @@ type AccessOf<T> = (input: T, ctx: ToolContext) => Promise<Access>;
 /** The `access()` of a tool that reads the one path its input names. */
 export function readsPath<T extends object>(pathOf: (input: T) => string): AccessOf<T> {
   return async (input, ctx) => ({
-    reads: [await resolveForAccess(input, pathOf(input), ctx.workspace)],
+    reads: [await resolveForAccess(input, pathOf(input), currentDir(ctx))],
   });
 }
 
 /** The `access()` of a tool that changes the one file its input names (it reads it first). */
 export function writesPath<T extends object>(pathOf: (input: T) => string): AccessOf<T> {
   return async (input, ctx) => {
-    const real = await resolveForAccess(input, pathOf(input), ctx.workspace);
+    const real = await resolveForAccess(input, pathOf(input), currentDir(ctx));
     return { reads: [real], writes: [real] };
   };
 }

@@ -31,7 +31,9 @@ export function formatFinished(
   } else if (exit.code !== 0) {
     notes.push(`Exit code ${exit.code}`);
   }
-  if (info.movedTo) notes.push(`Working directory is now ${info.movedTo}`);
+  if (info.movedTo) {
+    notes.push(`The current directory is now ${info.movedTo} (for relative paths in every tool)`);
+  }
   if (proc.lingering) {
     notes.push(
       "A process started in the background by this command is still running; its further " +
