@@ -2,6 +2,7 @@
  * Assembles the system prompt from parts gathered by the app. Pure and ordered the
  * same way every turn, so providers can cache it; every part has a size cap.
  */
+import { endingText, introText, type RunShape, untrustedText } from "./prompt_text.ts";
 
 export interface ContextFile {
   /** Path as shown to the model (relative to the workspace when inside it). */
@@ -19,6 +20,9 @@ export interface Skill {
 }
 
 export interface EnvironmentInfo {
+  /** The workspace root: what the file tools may change (unless the profile says otherwise). */
+  workspace: string;
+  /** Where the run started: relative paths resolve against it until a `cd` in bash. */
   cwd: string;
   os: string;
   date: string;
@@ -28,11 +32,15 @@ export interface EnvironmentInfo {
 export interface PromptParts {
   /** "task" for sub-agents: their answer goes to another agent, not to a person. */
   role?: "agent" | "task";
+  /** Names of the tools offered on this run: the prompt tells only what they allow. */
+  tools: readonly string[];
   environment: EnvironmentInfo;
   contextFiles: ContextFile[];
   profilePrompt?: string;
   mcpInstructions: Array<{ server: string; text: string }>;
   skills: Skill[];
+  /** `--output-schema`'s section (answer_check.ts); the prompt's own answer rules defer to it. */
+  answerFormat?: string;
 }
 
 /** Caps in characters (about 4 characters a token), and lines of `git status`. */
@@ -47,39 +55,21 @@ export const PROMPT_CAPS = {
   skillDescription: 500,
 };
 
-export const BASE_PROMPT =
-  `You are mopac, an autonomous coding agent running headless: nobody is watching \
-and nobody will answer questions. Work the task to completion on your own.
-
-- Do not ask questions or wait for confirmation. When something is unclear, choose the most \
-reasonable interpretation, act on it, and state the assumption in your final answer.
-- Look before you change: read the relevant files (view, grep, glob, ls) and follow the \
-conventions you find there.
-- Make changes with the edit tools; keep them focused on the task.
-- Verify your work: run the project's tests, type checks or linters with bash when they exist, \
-and fix what you broke.
-- Some tool calls may be refused by the permission policy. A refusal is final for this run: \
-do not retry the same call; find another allowed way or report what you could not do.
-- Finish with a short report: what you changed (files), how you verified it, and anything left \
-undone. Keep it plain text, no preamble.`;
-
-/** For sub-agents (the `agent` tool): another agent reads the answer, not a person. */
-export const TASK_PROMPT = `You are a mopac sub-agent: another agent handed you a \
-self-contained task and will read your final answer. Nobody will answer questions.
-
-- Find the answer with the tools you are given; a refused call is final, do not retry it.
-- Answer directly and concisely with the facts asked for: absolute file paths, line numbers and \
-short code excerpts where they matter. No preamble, no offer of further help.
-- When something cannot be found, say so and say where you looked.`;
-
 /**
  * The provider's `system_prompt_prefix` is not part of it: the provider sends that as
  * a system message of its own before this one (crush does the same), on every request.
  */
 export function buildSystemPrompt(parts: PromptParts): string {
+  const tools = new Set(parts.tools);
+  const shape: RunShape = {
+    role: parts.role ?? "agent",
+    tools,
+    answerFormat: parts.answerFormat !== undefined,
+    skills: parts.skills.length > 0,
+  };
   const sections: string[] = [];
-  sections.push(parts.role === "task" ? TASK_PROMPT : BASE_PROMPT);
-  sections.push(environmentBlock(parts.environment));
+  sections.push(introText(shape), endingText(shape), untrustedText(shape));
+  sections.push(environmentBlock(parts.environment, tools.has("bash")));
   if (parts.profilePrompt?.trim()) {
     sections.push(
       `# Instructions for this agent\n\n${
@@ -105,21 +95,29 @@ export function buildSystemPrompt(parts: PromptParts): string {
       `# Skills\n\nThese skills are available. When one fits the task, open its SKILL.md with view and follow it.\n\n${list}`,
     );
   }
+  if (parts.answerFormat) sections.push(parts.answerFormat);
   return sections.join("\n\n");
 }
 
-function environmentBlock(env: EnvironmentInfo): string {
+function environmentBlock(env: EnvironmentInfo, bash: boolean): string {
+  const paths = env.cwd === env.workspace
+    ? [`Workspace root and working directory: ${env.cwd}`]
+    : [`Workspace root: ${env.workspace}`, `Working directory: ${env.cwd}`];
   const lines = [
     "# Environment",
     "",
-    `Working directory: ${env.cwd}`,
+    ...paths,
+    "Relative paths in every tool resolve against the working directory" +
+    (bash ? "; a cd in bash moves it for every tool." : "."),
     `Platform: ${env.os}`,
     `Date: ${env.date}`,
   ];
   if (env.git) {
     lines.push(`Git branch: ${env.git.branch || "(detached)"}`);
     const status = env.git.status.trim() ? gitStatus(env.git.status) : "clean";
-    lines.push(`Git status:\n${status}`);
+    lines.push(
+      `Git status when the run started (not updated; mopac's data folder left out):\n${status}`,
+    );
     const commits = env.git.commits.trim();
     if (commits) lines.push(`Recent commits:\n${cap(commits, PROMPT_CAPS.gitCommits)}`);
   }

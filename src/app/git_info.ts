@@ -20,13 +20,16 @@ const GIT_LIMITS = {
   maxBytes: 8_000,
 };
 
-export async function gitInfo(cwd: string): Promise<GitInfo | undefined> {
+/** Git facts of `cwd`; `exclude` names folders (absolute, inside the workspace) left out of the status. */
+export async function gitInfo(cwd: string, exclude: string[] = []): Promise<GitInfo | undefined> {
   if (!gitAllowed()) return undefined;
+  // Absolute paths work as pathspecs inside the work tree; `:(exclude)` leaves them out.
+  const pathspec = exclude.length ? ["--", ...exclude.map((p) => `:(exclude)${p}`)] : [];
   // `branch --show-current` also works before the first commit and prints nothing
   // when HEAD is detached; outside a repository it fails, and so does the whole block.
   const [branch, status, commits] = await Promise.all([
     git(cwd, ["branch", "--show-current"]),
-    git(cwd, ["status", "--short"]),
+    git(cwd, ["status", "--short", ...pathspec]),
     git(cwd, ["log", "--oneline", "-n", "3"]),
   ]);
   if (branch === undefined || status === undefined) return undefined;

@@ -211,13 +211,22 @@ export async function readCapped(
   }
 }
 
-export async function environmentInfo(cwd: string, now: Date): Promise<EnvironmentInfo> {
+/**
+ * The environment block's facts. `exclude`: folders left out of the git status
+ * (mopac's data folder, which the run itself writes to).
+ */
+export async function environmentInfo(
+  cwd: string,
+  now: Date,
+  opts: { workspace?: string; exclude?: string[] } = {},
+): Promise<EnvironmentInfo> {
   const info: EnvironmentInfo = {
+    workspace: opts.workspace ?? cwd,
     cwd,
     os: `${Deno.build.os} ${Deno.build.arch}`,
     date: now.toISOString().slice(0, 10),
   };
-  const git = await gitInfo(cwd);
+  const git = await gitInfo(cwd, opts.exclude);
   if (git) info.git = git;
   return info;
 }

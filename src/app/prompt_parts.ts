@@ -4,6 +4,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import type { Profile } from "../permission/profiles.ts";
 import { buildSystemPrompt } from "../agent/system_prompt.ts";
+import { isInside } from "../permission/match.ts";
 import { ConfigError } from "../util/errors.ts";
 import { environmentInfo, findContextFiles } from "./project_context.ts";
 import { findSkills } from "./skills.ts";
@@ -14,6 +15,10 @@ export async function gatherSystemPrompt(opts: {
   model: ResolvedModel;
   profile: Profile;
   mcpInstructions: Array<{ server: string; text: string }>;
+  /** Names of the tools the run offers: the prompt says only what they allow. */
+  tools: readonly string[];
+  /** `--output-schema`'s section. */
+  answerFormat?: string;
   /** A sub-agent's prompt (the `agent` tool's child sessions). */
   subAgent?: boolean;
 }): Promise<string> {
@@ -22,7 +27,11 @@ export async function gatherSystemPrompt(opts: {
   const root = loaded.workspaceRoot;
   // Built once per run and sent unchanged every turn, so providers can cache it.
   const [environment, contextFiles, skills, profileText] = await Promise.all([
-    environmentInfo(cwd, new Date()),
+    environmentInfo(cwd, new Date(), {
+      workspace: root,
+      // The run writes its session there: that is no change of the project's.
+      exclude: loaded.dataDir !== root && isInside(loaded.dataDir, root) ? [loaded.dataDir] : [],
+    }),
     findContextFiles({
       root,
       cwd,
@@ -34,11 +43,13 @@ export async function gatherSystemPrompt(opts: {
   ]);
   return buildSystemPrompt({
     role: opts.subAgent ? "task" : "agent",
+    tools: opts.tools,
     environment,
     contextFiles,
     profilePrompt: profileText,
     mcpInstructions: opts.mcpInstructions,
     skills,
+    answerFormat: opts.answerFormat,
   });
 }
 

@@ -13,7 +13,10 @@ import type { ResolvedModel } from "../catalog/types.ts";
 import { preflight } from "../deno_perms/needs.ts";
 import { runSecrets } from "../secrets/sources.ts";
 import { openSessionStore, type SessionStore } from "../session/mod.ts";
-import type { AgentRunner } from "../tools/agent.ts";
+import type { AgentResult, AgentRunner } from "../tools/agent.ts";
+import type { ToolContext } from "../tools/types.ts";
+import { ProfileRules } from "../permission/rules.ts";
+import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { readEnv } from "../util/env.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
@@ -25,6 +28,7 @@ import {
   RunProviders,
   type RunShared,
   RunSpend,
+  type SystemInputs,
   wireAgent,
   type WiredAgent,
 } from "./wire_agent.ts";
@@ -190,10 +194,16 @@ async function wireRun(
     session,
     mcp: true,
     runAgent: subAgentRunner(shared, session.handle.id),
-    system: async (mcpInstructions) => {
-      const base = await gatherSystemPrompt({ loaded, cwd, model, profile, mcpInstructions });
-      return outputSchema ? `${base}\n\n${outputSchema.section}` : base;
-    },
+    system: ({ mcpInstructions, tools }) =>
+      gatherSystemPrompt({
+        loaded,
+        cwd,
+        model,
+        profile,
+        mcpInstructions,
+        tools,
+        answerFormat: outputSchema?.section,
+      }),
     loop: {
       answerCheck: outputSchema?.check,
       summarizer: loaded.config.options?.disable_auto_summarize ? undefined : {
@@ -218,16 +228,17 @@ function subAgentRunner(shared: RunShared, parentId: string): AgentRunner | unde
   const provider = shared.providers.of(sub.model);
   // Every child of a run gets the same system prompt: gather it (git, files) once.
   let system: Promise<string> | undefined;
-  const prompt = () =>
+  const prompt = ({ tools }: SystemInputs) =>
     system ??= gatherSystemPrompt({
       loaded: resolved.loaded,
       cwd: resolved.cwd,
       model: sub.model,
       profile: sub.profile,
       mcpInstructions: [],
+      tools,
       subAgent: true,
     });
-  return async (task, parentCtx) => {
+  const run = async (task: string, parentCtx: ToolContext): Promise<AgentResult> => {
     await using stack = new AsyncDisposableStack();
     const session = await openChildSession(store, { cwd: resolved.cwd, parentId });
     stack.defer(() => quietly(() => session.handle.close()));
@@ -260,6 +271,11 @@ function subAgentRunner(shared: RunShared, parentId: string): AgentRunner | unde
       denials: outcome.denials,
     };
   };
+  // What a child is offered: its profile's built-in tools (children start no MCP server
+  // and have no `agent` tool of their own).
+  const rules = new ProfileRules(sub.profile, resolved.loaded.workspaceRoot);
+  const tools = BUILTIN_TOOL_NAMES.filter((name) => name !== "agent" && rules.offers(name));
+  return Object.assign(run, { tools });
 }
 
 /** The model of a resumed session's last answer, unless `-m` says otherwise. */

@@ -52,10 +52,17 @@ export interface AgentSpec {
   mcp: boolean;
   /** Runs `agent` tool calls; absent, the `agent` tool does not exist for this run. */
   runAgent?: AgentRunner;
-  /** The system prompt, given the MCP servers' instructions. */
-  system: (mcpInstructions: Array<{ server: string; text: string }>) => Promise<string>;
+  /** The system prompt, given the MCP servers' instructions and the tools offered. */
+  system: (offered: SystemInputs) => Promise<string>;
   /** Loop extras only the run itself has. */
   loop?: Pick<LoopDeps, "summarizer" | "answerCheck">;
+}
+
+/** What the system prompt is built from once the tools are wired. */
+export interface SystemInputs {
+  mcpInstructions: Array<{ server: string; text: string }>;
+  /** Names of the tools offered to the model. */
+  tools: string[];
 }
 
 export interface WiredAgent {
@@ -106,7 +113,10 @@ export async function wireAgent(
     jailServers: shared.jail?.jailServers,
   });
   stack.defer(() => tooling.close());
-  const system = await spec.system(tooling.mcp?.instructions() ?? []);
+  const system = await spec.system({
+    mcpInstructions: tooling.mcp?.instructions() ?? [],
+    tools: tooling.runner.specs().map((s) => s.name),
+  });
   return { spec, writer, state, tooling, system };
 }
 

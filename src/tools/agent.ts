@@ -19,7 +19,11 @@ export interface AgentResult {
   denials: Denial[];
 }
 
-export type AgentRunner = (prompt: string, ctx: ToolContext) => Promise<AgentResult>;
+/** Runs one sub-agent on `prompt`; `tools` names the tools a sub-agent is offered. */
+export interface AgentRunner {
+  (prompt: string, ctx: ToolContext): Promise<AgentResult>;
+  readonly tools: readonly string[];
+}
 
 const schema = z.object({
   prompt: z.string().min(1).describe(
@@ -27,16 +31,29 @@ const schema = z.object({
   ),
 });
 
-const DESCRIPTION = `Launch a sub-agent for a self-contained research task: finding files, \
-reading code, answering a question about the codebase or the web. The sub-agent can view, ls, \
-glob, grep and fetch, but cannot change files or run commands. It sees none of this \
-conversation, so the prompt must hold everything it needs. Several agent calls in one \
+/** What the model is told, with the sub-agent's real tools. */
+function describe(tools: readonly string[]): string {
+  const has = (names: string[]) => names.some((n) => tools.includes(n));
+  const web = tools.includes("fetch") ? " or the web" : "";
+  const list = tools.length === 0
+    ? "It has no tools"
+    : `It has these tools: ${tools.slice(0, -1).join(", ")}${tools.length > 1 ? " and " : ""}${
+      tools.at(-1)
+    }`;
+  const cannot = [
+    has(["edit", "multiedit", "write"]) ? "" : "change files",
+    has(["bash"]) ? "" : "run commands",
+  ].filter((c) => c).join(" or ");
+  return `Launch a sub-agent for a self-contained task: finding files, reading code, answering a \
+question about the codebase${web}. ${list}${cannot ? `; it cannot ${cannot}` : ""}. It sees none \
+of this conversation, so the prompt must hold everything it needs. Several agent calls in one \
 response run in parallel. Its final answer comes back as this tool's result.`;
+}
 
 export function createAgentTool(run: AgentRunner): Tool {
   return defineTool({
     name: "agent",
-    description: DESCRIPTION,
+    description: describe(run.tools),
     schema,
     async run({ prompt }, ctx): Promise<ToolOutput> {
       const result = await run(prompt, ctx);

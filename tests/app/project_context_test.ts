@@ -298,14 +298,14 @@ Deno.test("the assembled prompt: nested context files, profile prompt file, skil
       config: loaded.config,
       env: (n) => (n === "OPENAI_API_KEY" ? "sk-test" : undefined),
     });
-    const opts = { loaded, cwd: sub, model, profile, mcpInstructions: [] };
+    const opts = { loaded, cwd: sub, model, profile, mcpInstructions: [], tools: ["view"] };
     const text = await gatherSystemPrompt(opts);
     const at = (s: string) => text.indexOf(s);
     assert.ok(at("ROOT-CONTEXT") > 0 && at("SUB-CONTEXT") > at("ROOT-CONTEXT"), text);
     assert.ok(at("FIXER-PROMPT-FILE") > 0);
     assert.match(
       text,
-      /Git branch: main\nGit status:\nclean\nRecent commits:\n[0-9a-f]+ initial layout/,
+      /Git branch: main\nGit status when the run started \(not updated; mopac's data folder left out\):\nclean\nRecent commits:\n[0-9a-f]+ initial layout/,
     );
     assert.match(text, /- lint: Run the linter \(.*skills\/lint\/SKILL\.md\)/);
     assert.match(text, /## HUGE\.md\n\nH+\n\[\.\.\. cut: 5000 more characters\]/);
