@@ -22,7 +22,9 @@ const cases: Array<[string, string[]]> = [
 
 console.log("case                    system  tools(json)  tools  total");
 for (const [label, flags] of cases) {
-  const { raw } = await captureFirstRequest(flags, { "schema.json": SCHEMA });
+  const { requests: [raw] } = await captureFirstRequest(flags, {
+    files: { "schema.json": SCHEMA },
+  });
   const system = raw.messages.filter((m) => m.role === "system").map((m) => String(m.content))
     .join("\n\n");
   const s = encode(system).length;

@@ -7,7 +7,7 @@
  * and runs: the workspace path, the date and the platform.
  */
 import { scriptText } from "../_support/fake_openai.ts";
-import type { ParsedRequest } from "../_support/fake_openai.ts";
+import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
 import { runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
 
@@ -36,18 +36,27 @@ async function git(dir: string, ...args: string[]): Promise<void> {
   }
 }
 
-/** Runs `mopac run <flags> hi` in the fixed workspace and returns its first request. */
+export interface Captured {
+  /** The first request as the model receives it. */
+  request: FirstRequest;
+  /** Every request the fake answered, in order. */
+  requests: ParsedRequest[];
+  /** The workspace the run used (removed by now), for `normalise`. */
+  dir: string;
+  code: number;
+  stderr: string;
+}
+
+/** Runs `mopac run <flags> hi` in the fixed workspace and returns what the model received. */
 export async function captureFirstRequest(
   flags: string[],
-  files: Record<string, string> = {},
-): Promise<
-  { request: FirstRequest; raw: ParsedRequest; dir: string; code: number; stderr: string }
-> {
-  const ws = await fakeWorkspace({ turns: [scriptText('{"verdict":"pass"}')] });
+  opts: { files?: Record<string, string>; turns?: ScriptedTurn[] } = {},
+): Promise<Captured> {
+  const ws = await fakeWorkspace({ turns: opts.turns ?? [scriptText('{"verdict":"pass"}')] });
   try {
     await Deno.writeTextFile(`${ws.dir}/AGENTS.md`, "Run `deno task test` before you finish.\n");
     await Deno.writeTextFile(`${ws.dir}/.gitignore`, "");
-    for (const [name, text] of Object.entries(files)) {
+    for (const [name, text] of Object.entries(opts.files ?? {})) {
       await Deno.writeTextFile(`${ws.dir}/${name}`, text);
     }
     await git(ws.dir, "init", "-q", "-b", "main");
@@ -59,19 +68,30 @@ export async function captureFirstRequest(
       perms: { ...ws.perms, run: [...(ws.perms.run ?? []), "git"] },
       env: { ...FAKE_ENV, HOME: "/nonexistent" },
     });
-    const raw = ws.fake.turnRequests()[0];
-    if (!raw) throw new Error(`no request reached the fake (exit ${r.code}): ${r.stderr}`);
-    const system = raw.messages.filter((m) => m.role === "system").map((m) => String(m.content))
-      .join("\n\n");
-    const tools = (raw.tools ?? []).map((t) => ({
-      name: t.function.name,
-      description: t.function.description ?? "",
-      parameters: t.function.parameters ?? {},
-    }));
-    return { request: { system, tools }, raw, dir: ws.dir, code: r.code, stderr: r.stderr };
+    const requests = ws.fake.turnRequests();
+    if (!requests[0]) throw new Error(`no request reached the fake (exit ${r.code}): ${r.stderr}`);
+    return {
+      request: requestOf(requests[0]),
+      requests,
+      dir: ws.dir,
+      code: r.code,
+      stderr: r.stderr,
+    };
   } finally {
     await ws.close();
   }
+}
+
+/** The system text and tools of one request. */
+export function requestOf(raw: ParsedRequest): FirstRequest {
+  const system = raw.messages.filter((m) => m.role === "system").map((m) => String(m.content))
+    .join("\n\n");
+  const tools = (raw.tools ?? []).map((t) => ({
+    name: t.function.name,
+    description: t.function.description ?? "",
+    parameters: t.function.parameters ?? {},
+  }));
+  return { system, tools };
 }
 
 /** What differs between machines and runs, replaced by placeholders. */
