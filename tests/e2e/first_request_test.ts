@@ -43,6 +43,9 @@ for (const c of CASES) {
       if (UPDATE) await Deno.writeTextFile(GOLDEN + c.file, text);
       const golden = await Deno.readTextFile(GOLDEN + c.file);
       assert.equal(text, golden, `${c.file} changed: review the diff, then MOPAC_UPDATE_GOLDEN=1`);
+      // The git status is the start snapshot without the session the run itself writes.
+      assert.match(run.request.system, /\n\?\? notes\.txt\nRecent commits:/);
+      assert.doesNotMatch(run.request.system, /\.mopac/);
       // Nothing of this machine or run is left in the golden.
       assert.doesNotMatch(golden, /\/tmp\/|mopac-e2e-|\d{4}-\d{2}-\d{2}|linux x86|127\.0\.0\.1/);
     },
