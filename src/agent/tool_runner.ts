@@ -119,8 +119,15 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
           rule: decision.rule,
           reason: decision.reason,
         };
+        // A tool the profile does not offer: say what it does offer, so the model moves on.
+        const offers = decision.rule === "not_allowed"
+          ? ` Available: ${offered().map((t) => t.name).sort().join(", ") || "none"}.`
+          : "";
         return {
-          result: fail(`Permission denied: ${decision.reason} (rule: ${decision.rule})`, true),
+          result: fail(
+            `Permission denied: ${decision.reason} (rule: ${decision.rule}).${offers}`,
+            true,
+          ),
           denial,
         };
       }

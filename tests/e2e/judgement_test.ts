@@ -108,7 +108,7 @@ Deno.test("e2e: the system prompt carries nested context files and git facts, by
     assert.match(prompt, new RegExp(`Working directory: ${ws.dir}/app`));
     assert.match(
       prompt,
-      /Git branch: feature-x\nGit status:\nclean\nRecent commits:\n[0-9a-f]+ seed the workspace/,
+      /Git branch: feature-x\nGit status when the run started [^\n]*:\nclean\nRecent commits:\n[0-9a-f]+ seed the workspace/,
     );
     // Cache friendly: the second turn sends the very same bytes.
     assert.equal(JSON.stringify(second.messages[0]), JSON.stringify(first.messages[0]));

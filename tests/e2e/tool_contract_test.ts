@@ -142,3 +142,28 @@ Deno.test("e2e: the agent tool describes the sub-agent's real tools when the tas
     await ws.close();
   }
 });
+
+Deno.test("e2e: a tool that exists but the profile does not offer stays a denial, naming what is offered", async () => {
+  const ws = await fakeWorkspace({
+    turns: [scriptToolCall("write", { file_path: "x.txt", content: "x" }), scriptText("done")],
+  });
+  try {
+    const r = await runMopac(["run", "-o", "json", "--agent", "readonly", "go"], {
+      cwd: ws.dir,
+      perms: ws.perms,
+      env: FAKE_ENV,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.denials.length, 1);
+    assert.equal(result.denials[0].rule, "not_allowed");
+    const [denied] = toolResults(ws.fake.turnRequests().at(-1)!);
+    assert.equal(
+      denied,
+      'Permission denied: tool "write" is not allowed by profile "readonly" (rule: not_allowed). ' +
+        "Available: glob, grep, ls, todos, view.",
+    );
+  } finally {
+    await ws.close();
+  }
+});
