@@ -6,6 +6,7 @@
  */
 import type { RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
+import { TextBuilder } from "../util/text_builder.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -34,10 +35,13 @@ export function createRenderer(
 }
 
 interface Printed {
-  /** Text of the current attempt of this message. */
-  current: string;
   /** What stdout already shows of this message. */
-  printed: string;
+  printed: TextBuilder;
+  /**
+   * Length of the current attempt's text, which matches the start of `printed`: equal
+   * to it while nothing was retried, shorter while a retry replays what is shown.
+   */
+  current: number;
 }
 
 function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Renderer {
@@ -53,10 +57,28 @@ function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Rende
     if (!opts.quiet) io.err(t.endsWith("\n") ? t : t + "\n");
   };
   // A retried response that does not continue what stdout shows is printed again whole.
-  const reprint = (st: Printed) => {
+  const reprint = (st: Printed, current: string) => {
     io.err("mopac: the retried response differs from the text already printed\n");
-    out((lastChar === "\n" ? "" : "\n") + st.current);
-    st.printed = st.current;
+    out((lastChar === "\n" ? "" : "\n") + current);
+    st.printed = new TextBuilder(current);
+    st.current = current.length;
+  };
+  // Only the new text is looked at (a whole-answer comparison per delta would make a
+  // long answer cost the square of its length); what is shown is read only after a retry.
+  const append = (st: Printed, delta: string) => {
+    if (st.current === st.printed.length) {
+      out(delta);
+      st.printed.append(delta);
+      st.current += delta.length;
+      return;
+    }
+    const shown = st.printed.toString();
+    const overlap = Math.min(delta.length, shown.length - st.current);
+    if (!shown.startsWith(delta.slice(0, overlap), st.current)) {
+      return reprint(st, shown.slice(0, st.current) + delta);
+    }
+    st.current += overlap;
+    if (overlap < delta.length) append(st, delta.slice(overlap));
   };
 
   return {
@@ -65,31 +87,27 @@ function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Rende
         case "text": {
           let st = messages.get(e.message_id);
           if (!st) {
-            st = { current: "", printed: "" };
+            st = { printed: new TextBuilder(), current: 0 };
             messages.set(e.message_id, st);
           }
           if (lastMessage !== e.message_id && lastChar !== "\n") out("\n");
           lastMessage = e.message_id;
-          st.current += e.delta;
-          if (st.current.startsWith(st.printed)) {
-            out(st.current.slice(st.printed.length));
-            st.printed = st.current;
-          } else if (!st.printed.startsWith(st.current)) {
-            reprint(st);
-          }
+          append(st, e.delta);
           return;
         }
         case "turn": {
           // The message is complete: a retried answer shorter than what is already on
           // the screen never triggered the check above.
           const st = messages.get(lastMessage);
-          if (st && st.printed !== st.current) reprint(st);
+          if (st && st.current < st.printed.length) {
+            reprint(st, st.printed.toString().slice(0, st.current));
+          }
           return;
         }
         case "retry": {
           const st = messages.get(e.message_id);
           // The provider's own log line on stderr already says why and when.
-          if (st) st.current = "";
+          if (st) st.current = 0;
           return;
         }
         case "tool_call":

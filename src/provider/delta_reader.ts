@@ -7,6 +7,8 @@
  * `thinking`/`text` parts (Mistral Magistral).
  */
 
+import { TextBuilder } from "../util/text_builder.ts";
+
 export interface Piece {
   kind: "text" | "reasoning";
   text: string;
@@ -89,24 +91,53 @@ function str(v: unknown): string {
   return typeof v === "string" ? v : "";
 }
 
+type DetailText = "text" | "summary";
+const isDetailText = (k: string): k is DetailText => k === "text" || k === "summary";
+
 /**
- * Appends a streamed `reasoning_details` entry: pieces of one block share
- * `type` and `index`, so their text is joined and later fields (the signature
- * arrives last) are kept. Encrypted blocks are never merged.
+ * `reasoning_details` entries as they stream: pieces of one block share `type` and
+ * `index`, so their text is joined and later fields (the signature arrives last) are
+ * kept. Encrypted blocks are never merged. Text grows in a TextBuilder, so a piece
+ * costs its own bytes, not a copy of the block so far.
  */
-export function mergeDetail(list: Record<string, unknown>[], d: Record<string, unknown>): void {
-  const last = list[list.length - 1];
-  const sameBlock = last !== undefined && last.type === d.type &&
-    (last.index ?? 0) === (d.index ?? 0) && d.type !== "reasoning.encrypted";
-  if (!sameBlock) {
-    list.push({ ...d });
-    return;
-  }
-  for (const [k, v] of Object.entries(d)) {
-    if ((k === "text" || k === "summary") && typeof v === "string") {
-      last[k] = (typeof last[k] === "string" ? last[k] : "") + v;
-    } else if (v !== null && v !== undefined) {
-      last[k] = v;
+export class ReasoningDetails {
+  #entries: Array<{ fields: Record<string, unknown>; texts: Map<DetailText, TextBuilder> }> = [];
+
+  add(d: Record<string, unknown>): void {
+    const last = this.#entries[this.#entries.length - 1];
+    const sameBlock = last !== undefined && last.fields.type === d.type &&
+      (last.fields.index ?? 0) === (d.index ?? 0) && d.type !== "reasoning.encrypted";
+    if (!sameBlock) {
+      const texts = new Map<DetailText, TextBuilder>();
+      for (const [k, v] of Object.entries(d)) {
+        if (isDetailText(k) && typeof v === "string") texts.set(k, new TextBuilder(v));
+      }
+      this.#entries.push({ fields: { ...d }, texts });
+      return;
     }
+    for (const [k, v] of Object.entries(d)) {
+      if (isDetailText(k) && typeof v === "string") {
+        let text = last.texts.get(k);
+        if (!text) {
+          const before = last.fields[k];
+          text = new TextBuilder(typeof before === "string" ? before : "");
+          last.texts.set(k, text);
+          last.fields[k] = "";
+        }
+        text.append(v);
+      } else if (v !== null && v !== undefined) {
+        last.fields[k] = v;
+        if (isDetailText(k)) last.texts.delete(k);
+      }
+    }
+  }
+
+  /** The entries as plain objects, their text joined. */
+  toArray(): Record<string, unknown>[] {
+    return this.#entries.map(({ fields, texts }) => {
+      const out = { ...fields };
+      for (const [k, text] of texts) out[k] = text.toString();
+      return out;
+    });
   }
 }

@@ -10,10 +10,22 @@
 import type { StreamEvent } from "./types.ts";
 import type { Usage } from "../domain/usage.ts";
 import type { FinishReason, ReasoningPart, TextPart, ToolCallPart } from "../domain/message.ts";
-import { mergeDetail, type RawToolCallDelta, readDelta } from "./delta_reader.ts";
+import { type RawToolCallDelta, readDelta, ReasoningDetails } from "./delta_reader.ts";
 import { parseUsage } from "./usage.ts";
+import { TextBuilder } from "../util/text_builder.ts";
 
 type OutPart = TextPart | ReasoningPart | ToolCallPart;
+
+/**
+ * A part while it streams. Its text grows in a TextBuilder, so a delta costs its own
+ * bytes and never a copy of what came before; result() turns them into plain parts.
+ */
+type Building =
+  | { type: "text"; text: TextBuilder }
+  | { type: "reasoning"; text: TextBuilder; details?: ReasoningDetails }
+  | { type: "tool_call"; id: string; name: string; input: TextBuilder };
+
+type BuildingCall = Extract<Building, { type: "tool_call" }>;
 
 interface CallSlot {
   providerIndex?: number;
@@ -21,7 +33,7 @@ interface CallSlot {
   name: string;
   /** Arguments that arrived before the name, held until the call can start. */
   pending: string;
-  part?: ToolCallPart;
+  part?: BuildingCall;
   /** Our index for events: started calls in arrival order, from 0. */
   ordinal: number;
 }
@@ -38,7 +50,7 @@ function newToolCallId(): string {
 }
 
 export class StreamAssembler {
-  readonly parts: OutPart[] = [];
+  readonly #parts: Building[] = [];
   private readonly calls: CallSlot[] = [];
   private finishRaw?: string;
   private usage?: Usage;
@@ -67,19 +79,30 @@ export class StreamAssembler {
     }
   }
 
-  /** What arrived so far; `finishReason` is normalised, tool calls get final ids and inputs. */
+  /** True once the stream carried a finish_reason. */
+  get finished(): boolean {
+    return this.finishRaw !== undefined;
+  }
+
+  /** Whether anything (text, reasoning or a started call) arrived. */
+  get isEmpty(): boolean {
+    return this.#parts.length === 0;
+  }
+
+  /**
+   * What arrived so far, as plain parts (each call joins the text once); `finishReason`
+   * is normalised, tool calls get their final inputs.
+   */
   result(): AssembledTurn {
-    for (const slot of this.calls) {
-      if (slot.part && slot.part.input.trim() === "") slot.part.input = "{}";
-    }
-    const hasCalls = this.parts.some((p) => p.type === "tool_call");
+    const parts = this.#parts.map(plainPart);
+    const hasCalls = this.hasToolCalls;
     let finishReason = this.finishRaw === undefined ? undefined : normalizeFinish(this.finishRaw);
     if (finishReason === "stop" && hasCalls) finishReason = "tool_calls";
-    return { parts: this.parts, finishReason, usage: this.usage ?? this.groqUsage };
+    return { parts, finishReason, usage: this.usage ?? this.groqUsage };
   }
 
   get hasToolCalls(): boolean {
-    return this.parts.some((p) => p.type === "tool_call");
+    return this.#parts.some((p) => p.type === "tool_call");
   }
 
   private takeUsage(c: Record<string, unknown>): void {
@@ -96,24 +119,24 @@ export class StreamAssembler {
     for (const piece of delta.pieces) this.appendText(piece.kind, piece.text);
     if (delta.details.length > 0) {
       const part = this.currentReasoning();
-      part.details ??= [];
-      for (const d of delta.details) mergeDetail(part.details as Record<string, unknown>[], d);
+      part.details ??= new ReasoningDetails();
+      for (const d of delta.details) part.details.add(d);
     }
     for (const tc of delta.toolCalls) this.takeToolCall(tc);
   }
 
   private appendText(kind: "text" | "reasoning", text: string): void {
-    const last = this.parts[this.parts.length - 1];
-    if (last && last.type === kind) last.text += text;
-    else this.parts.push(kind === "text" ? { type: "text", text } : { type: "reasoning", text });
+    const last = this.#parts[this.#parts.length - 1];
+    if (last && last.type === kind) last.text.append(text);
+    else this.#parts.push({ type: kind, text: new TextBuilder(text) });
     this.emit({ type: kind, delta: text });
   }
 
-  private currentReasoning(): ReasoningPart {
-    const last = this.parts[this.parts.length - 1];
+  private currentReasoning(): Extract<Building, { type: "reasoning" }> {
+    const last = this.#parts[this.#parts.length - 1];
     if (last && last.type === "reasoning") return last;
-    const part: ReasoningPart = { type: "reasoning", text: "" };
-    this.parts.push(part);
+    const part = { type: "reasoning" as const, text: new TextBuilder() };
+    this.#parts.push(part);
     return part;
   }
 
@@ -144,8 +167,10 @@ export class StreamAssembler {
       return;
     }
     // A provider that resends the whole call repeats complete arguments verbatim.
-    if (args === slot.part.input && isCompleteJson(args)) return;
-    slot.part.input += args;
+    // (Lengths first: joining the arguments for every delta would cost what came before.)
+    const input = slot.part.input;
+    if (args.length === input.length && args === input.toString() && isCompleteJson(args)) return;
+    input.append(args);
     this.emit({ type: "tool_call_delta", index: slot.ordinal, delta: args });
   }
 
@@ -166,15 +191,35 @@ export class StreamAssembler {
     // Two calls of one response with the same id could not be told apart by their results
     // (and some APIs refuse them): the later one gets its own. The slot keeps the
     // provider's id, which its further deltas carry.
-    const taken = this.parts.some((p) => p.type === "tool_call" && p.id === slot.id);
+    const taken = this.#parts.some((p) => p.type === "tool_call" && p.id === slot.id);
     const id = taken ? this.makeId() : slot.id;
-    slot.part = { type: "tool_call", id, name: slot.name, input: "" };
-    this.parts.push(slot.part);
+    slot.part = { type: "tool_call", id, name: slot.name, input: new TextBuilder() };
+    this.#parts.push(slot.part);
     this.emit({ type: "tool_call_start", index: slot.ordinal, id, name: slot.name });
     if (slot.pending) {
-      slot.part.input = slot.pending;
+      slot.part.input.append(slot.pending);
       this.emit({ type: "tool_call_delta", index: slot.ordinal, delta: slot.pending });
       slot.pending = "";
+    }
+  }
+}
+
+function plainPart(p: Building): OutPart {
+  switch (p.type) {
+    case "text":
+      return { type: "text", text: p.text.toString() };
+    case "reasoning":
+      return p.details
+        ? { type: "reasoning", text: p.text.toString(), details: p.details.toArray() }
+        : { type: "reasoning", text: p.text.toString() };
+    case "tool_call": {
+      const input = p.input.toString();
+      return {
+        type: "tool_call",
+        id: p.id,
+        name: p.name,
+        input: input.trim() === "" ? "{}" : input,
+      };
     }
   }
 }
