@@ -2,16 +2,24 @@
  * The fetch the SDK uses for one attempt. It sits between the SDK and the
  * network and does three things the SDK cannot: an idle timeout (no bytes for N
  * ms aborts the attempt; every received byte resets the clock, so slow but
- * active streams live), a copy of the raw exchange (for `--record`, for error
- * bodies in any shape, and to know whether `[DONE]` arrived), and turning a
- * non-streamed JSON completion (servers that ignore `stream: true`) into SSE.
+ * active streams live), a copy of the raw exchange (for `--record` and for error
+ * bodies in any shape), and turning a non-streamed JSON completion (servers that
+ * ignore `stream: true`) into SSE.
  */
 import { ProviderError } from "./errors.ts";
 import { formatMs } from "./retry.ts";
 import { completionToSse } from "./nonstream.ts";
-import { concatBytes } from "../util/bytes.ts";
+import { watchBody } from "./watched_body.ts";
 
-/** What one attempt sent and received, as raw as the SDK saw it. */
+/** Bytes of the body kept when no cassette wants all of it: enough for any error body. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * What one attempt sent and received, as raw as the SDK saw it. The body is copied
+ * out of each read: a read's bytes are a view into the runtime's 64 KiB buffer, and
+ * keeping the view would keep the whole buffer alive for a few bytes of SSE. Only a
+ * cassette (`keepBody`) needs the whole body; otherwise its first 64 KiB are kept.
+ */
 export class Exchange {
   url = "";
   requestBody = "";
@@ -19,23 +27,33 @@ export class Exchange {
   headers: Record<string, string> = {};
   /** True when the body was a JSON completion turned into SSE (it counts as `[DONE]`). */
   synthesized = false;
-  private readonly chunks: Uint8Array[] = [];
+  readonly #limit: number;
+  #body = new Uint8Array(0);
+  #size = 0;
 
-  append(bytes: Uint8Array): void {
-    this.chunks.push(bytes);
+  constructor(opts: { keepBody?: boolean } = {}) {
+    this.#limit = opts.keepBody ? Infinity : HEAD_BYTES;
   }
 
-  /** The raw body received so far, decoded once (chunks may split UTF-8 sequences). */
+  append(bytes: Uint8Array): void {
+    const take = Math.min(bytes.length, this.#limit - this.#size);
+    if (take <= 0) return;
+    if (this.#size + take > this.#body.length) {
+      const grown = new Uint8Array(Math.max(this.#size + take, this.#body.length * 2, 1024));
+      grown.set(this.#body.subarray(0, this.#size));
+      this.#body = grown;
+    }
+    this.#body.set(bytes.subarray(0, take), this.#size);
+    this.#size += take;
+  }
+
+  /** The body kept so far, decoded once (reads may split UTF-8 sequences). */
   text(): string {
-    return new TextDecoder().decode(concatBytes(this.chunks));
+    return new TextDecoder().decode(this.#body.subarray(0, this.#size));
   }
 
   get responded(): boolean {
     return this.status !== 0;
-  }
-
-  sawDone(): boolean {
-    return this.synthesized || /(^|\n)data: ?\[DONE\]/.test(this.text());
   }
 }
 
@@ -107,48 +125,4 @@ function withIdleTimeout<T>(work: Promise<T>, ms: number, onStall: () => Error):
     timer = setTimeout(() => reject(onStall()), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Re-streams `src`, failing it with `onStall()` when a read waits longer than `ms`. */
-function watchBody(
-  src: ReadableStream<Uint8Array>,
-  ms: number,
-  onChunk: (b: Uint8Array) => void,
-  onStall: () => Error,
-  onEnd: () => void,
-): ReadableStream<Uint8Array> {
-  const reader = src.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const timeout = new Promise<"stalled">((resolve) => {
-        timer = setTimeout(() => resolve("stalled"), ms);
-      });
-      try {
-        const r = await Promise.race([reader.read(), timeout]);
-        if (r === "stalled") {
-          const err = onStall();
-          controller.error(err);
-          reader.cancel(err).catch(() => {});
-          onEnd();
-        } else if (r.done) {
-          controller.close();
-          onEnd();
-        } else {
-          onChunk(r.value);
-          controller.enqueue(r.value);
-        }
-      } catch (e) {
-        controller.error(e);
-        onEnd();
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    cancel(reason) {
-      clearTimeout(timer);
-      onEnd();
-      return reader.cancel(reason);
-    },
-  });
 }

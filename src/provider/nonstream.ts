@@ -15,7 +15,7 @@ export function completionToSse(text: string): string {
     return event({ error: { message } });
   }
   const d = data as Record<string, unknown> | null;
-  // An `{"error":…}` body stays as it is: the SDK raises it as an in-stream error.
+  // An `{"error":…}` body stays as it is: the stream reader raises it as an in-stream error.
   if (!d || typeof d !== "object" || !Array.isArray(d.choices)) return event(data);
   const chunk = {
     id: d.id,

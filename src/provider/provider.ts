@@ -1,7 +1,7 @@
 /**
- * The Provider for one resolved model: builds the request, runs attempts
- * through the SDK with mopac's own retry policy, and turns the stream into a
- * ProviderTurn with usage and cost. Each retry emits a `retry` event before any
+ * The Provider for one resolved model: builds the request, sends each attempt
+ * through the SDK with mopac's own retry policy, reads the stream (read_stream.ts)
+ * into a ProviderTurn with usage and cost. Each retry emits a `retry` event before any
  * delta of the new attempt, so consumers drop the partial message first.
  */
 import type { ResolvedModel } from "../catalog/types.ts";
@@ -13,9 +13,10 @@ import { abortError, ProviderError } from "./errors.ts";
 import { buildChatBody, type ChatBody } from "./request.ts";
 import { attemptFetch, Exchange } from "./attempt_fetch.ts";
 import { toProviderError } from "./attempt_errors.ts";
-import type { ErrorContext } from "./http_errors.ts";
+import { classifyStreamError, type ErrorContext } from "./http_errors.ts";
 import { makeClient } from "./openai_client.ts";
 import { StreamAssembler } from "./stream_assembler.ts";
+import { readChatStream } from "./read_stream.ts";
 import { decideRetry, DEFAULT_RETRY_POLICY, formatMs, type RetryPolicy } from "./retry.ts";
 import { estimateUsage } from "./usage.ts";
 import { Recorder, replayFetch } from "./record_replay.ts";
@@ -68,7 +69,8 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
     signal: AbortSignal | undefined,
     onEvent: (e: StreamEvent) => void,
   ): Promise<ProviderTurn> {
-    const ex = new Exchange();
+    // Only a cassette needs the whole body; errors and checks need its beginning.
+    const ex = new Exchange({ keepBody: recorder !== undefined });
     const client = await makeClient(
       model,
       attemptFetch({ base, idleTimeoutMs, exchange: ex, label }),
@@ -76,42 +78,38 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
     const asm = new StreamAssembler(onEvent);
     const fail = (e: unknown, phase: "request" | "stream") =>
       toProviderError(e, ex, phase, errorContext(), model.base_url);
+    let sawDone = false;
     try {
-      let stream: AsyncIterable<unknown>;
+      let response: Response;
       try {
-        stream = await client.chat.completions.create(
+        // The SDK sends the request and raises HTTP errors; the body is read here.
+        response = await client.chat.completions.create(
           body as unknown as Parameters<typeof client.chat.completions.create>[0] & {
             stream: true;
           },
           { signal, headers: model.extra_headers },
-        );
+        ).asResponse();
       } catch (e) {
         throw fail(e, "request");
       }
-      const it = stream[Symbol.asyncIterator]();
-      while (true) {
-        let next: IteratorResult<unknown>;
-        try {
-          next = await it.next();
-        } catch (e) {
-          const err = fail(e, "stream");
-          // A connection lost or hung after the model said it was done loses nothing.
-          const late = err instanceof ProviderError &&
-            (err.kind === "cut" || err.kind === "stalled");
-          if (late && asm.result().finishReason) break;
-          throw err;
-        }
-        if (next.done) break;
-        asm.push(next.value);
-      }
+      ({ sawDone } = await readChatStream(response.body, asm, {
+        label,
+        streamError: (error) => classifyStreamError(error, errorContext()),
+        readError: (e) => fail(e, "stream"),
+      }));
     } finally {
       if (recorder && ex.responded) await recorder.write(ex);
     }
     if (signal?.aborted) throw abortError();
-    return finishTurn(asm, ex, body);
+    return finishTurn(asm, ex, body, sawDone || ex.synthesized);
   }
 
-  function finishTurn(asm: StreamAssembler, ex: Exchange, body: ChatBody): ProviderTurn {
+  function finishTurn(
+    asm: StreamAssembler,
+    ex: Exchange,
+    body: ChatBody,
+    done: boolean,
+  ): ProviderTurn {
     const res = asm.result();
     let finish: FinishReason | undefined = res.finishReason;
     if (!finish) {
@@ -126,7 +124,6 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
           { status: ex.status, hint: `check the base URL ${model.base_url}` },
         );
       }
-      const done = ex.sawDone();
       if (!done || res.parts.length === 0) {
         throw new ProviderError(
           "cut",
