@@ -70,14 +70,14 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
       outcome.turns++;
       outcome.usage = addUsage(outcome.usage, turn.usage);
       outcome.cost_usd += turn.cost_usd;
-      draft.complete(turn, clock.now());
-      history.push(draft.message);
-      await store.saveMessage(draft.message, { flush: true });
+      const message = draft.complete(turn, clock.now());
+      history.push(message);
+      await store.saveMessage(message, { flush: true });
       emit({ type: "turn", n: outcome.turns, usage: turn.usage, cost_usd: turn.cost_usd });
       await store.saveMeta({ usage: outcome.usage, cost_usd: outcome.cost_usd });
 
-      const calls = toolCallsOf(draft.message);
-      const text = textOf(draft.message);
+      const calls = toolCallsOf(message);
+      const text = textOf(message);
       if (text) outcome.text = text;
       if (calls.length === 0) {
         // A cut or filtered answer is not the agent finishing: a pipeline must not see exit 0.
@@ -129,7 +129,10 @@ async function streamTurn(
   draft: AssistantDraft,
 ) {
   const { clock, emit, store } = deps;
-  const messageId = draft.message.id;
+  const messageId = draft.id;
+  // Snapshots for crash recovery: the store reads the draft on its debounce, as it is
+  // then, so each delta below costs its own bytes and nothing per message size.
+  const live = store.liveMessage(messageId, () => draft.snapshot());
   try {
     return await deps.provider.complete(
       {
@@ -150,15 +153,14 @@ async function streamTurn(
           const { attempt, delay_ms, reason } = event;
           emit({ type: "retry", attempt, delay_ms, reason, message_id: messageId });
         }
-        // Snapshot for crash recovery; the store debounces these writes.
-        void store.saveMessage(draft.message);
+        live.changed();
       },
     );
   } catch (err) {
     const cancelled = input.signal.aborted;
-    draft.abandon(cancelled ? "cancelled" : "error", clock.now(), String(err));
-    history.push(draft.message);
-    await store.saveMessage(draft.message, { flush: true });
+    const message = draft.abandon(cancelled ? "cancelled" : "error", clock.now(), String(err));
+    history.push(message);
+    await store.saveMessage(message, { flush: true });
     throw err;
   }
 }

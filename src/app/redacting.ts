@@ -16,6 +16,8 @@ export function secretSafeWriter<W extends SessionWriter>(
   return {
     id: inner.id,
     saveMessage: (m, opts) => inner.saveMessage(redactor.redactValue(m), opts),
+    // Redacted when the snapshot is taken: a streamed delta must not copy the message.
+    liveMessage: (id, read) => inner.liveMessage(id, () => redactor.redactValue(read())),
     saveMeta: (meta) => inner.saveMeta(redactor.redactValue(meta)),
     recordChange: (change, id) => inner.recordChange(redactor.redactValue(change), id),
     flush: () => inner.flush(),

@@ -8,6 +8,7 @@ import type { Message } from "../domain/message.ts";
 import type { FileChange } from "../domain/tool_records.ts";
 import type {
   FileChangeRecord,
+  LiveMessage,
   LoadedSession,
   SessionHandle,
   SessionHeader,
@@ -22,6 +23,7 @@ import type { SessionIndex } from "./session_index.ts";
 import type { SessionState } from "./state.ts";
 import { isBusy } from "./index_db.ts";
 import { attempt } from "./failures.ts";
+import { LiveMessages } from "./live_messages.ts";
 
 /** How every handle of a store writes: the store's options with the defaults filled in. */
 export interface HandleSettings {
@@ -60,6 +62,7 @@ export class SessionHandleImpl implements SessionHandle {
   readonly #queue: WriteQueue;
   #index: SessionIndex | undefined;
   #dirtyMessages = new Set<string>();
+  readonly #live = new LiveMessages();
   #newChanges: FileChangeRecord[] = [];
   /** Length of the last line written per message id (sets the snapshot interval). */
   #lineBytes = new Map<string, number>();
@@ -83,11 +86,26 @@ export class SessionHandleImpl implements SessionHandle {
       this.#assertOpen();
       const problem = messageProblem(message) ?? finishProblem(message);
       if (problem) throw new TypeError(`cannot save ${problem}`);
+      this.#live.end(message.id);
       this.#queue.addMessage(message);
       if (opts?.flush) return this.#writeNow();
       const lastLine = this.#lineBytes.get(message.id) ?? 0;
       this.#queue.schedule(snapshotDelay(this.#p.debounceMs, lastLine));
     });
+  }
+
+  liveMessage(id: string, read: () => Message): LiveMessage {
+    this.#assertOpen();
+    this.#live.follow(id, read);
+    return {
+      changed: () => {
+        if (this.#closed || !this.#live.changed(id, read)) return;
+        // Without a file there is no crash to recover from: the snapshot waits for the
+        // next write, flush or load instead of a timer.
+        if (!this.#p.file) return;
+        this.#queue.schedule(snapshotDelay(this.#p.debounceMs, this.#lineBytes.get(id) ?? 0));
+      },
+    };
   }
 
   saveMeta(meta: Omit<SessionMeta, "type" | "at">): Promise<void> {
@@ -168,6 +186,7 @@ export class SessionHandleImpl implements SessionHandle {
   /** Writes the queue (throws when the file write fails; the queue is kept), then indexes. */
   #writeNow(): void {
     this.#queue.cancelTimer();
+    this.#takeSnapshots();
     if (this.#queue.length > 0) {
       const { records, lines } = this.#queue.render();
       this.#p.file?.append(lines);
@@ -184,6 +203,15 @@ export class SessionHandleImpl implements SessionHandle {
       this.#indexDirty = true;
     }
     this.#syncIndex(STREAM_BUSY_MS);
+  }
+
+  /** Streaming messages that changed, as they are now, join the queue. */
+  #takeSnapshots(): void {
+    for (const message of this.#live.take()) {
+      const problem = messageProblem(message) ?? finishProblem(message);
+      if (problem) this.#p.warn(`session ${this.header.short_id}: snapshot skipped: ${problem}`);
+      else this.#queue.addMessage(message, true);
+    }
   }
 
   #syncIndex(busyMs: number): IndexSync {
@@ -234,6 +262,7 @@ export class SessionHandleImpl implements SessionHandle {
   #shut(): void {
     this.#closed = true;
     this.#queue.clear();
+    this.#live.clear();
     if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     this.#p.file?.close();

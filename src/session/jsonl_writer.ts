@@ -45,8 +45,7 @@ export class JsonlFile {
   /** Writes the lines, each ending in "\n", in one go. */
   append(lines: string[]): void {
     if (lines.length === 0) return;
-    const text = (this.#needsNewline ? "\n" : "") + lines.join("\n") + "\n";
-    const bytes = encoder.encode(text);
+    const bytes = encodeLines(lines, this.#needsNewline);
     let done = 0;
     try {
       while (done < bytes.length) done += this.#file.writeSync(bytes.subarray(done));
@@ -68,7 +67,26 @@ export class JsonlFile {
   }
 }
 
-type Pending = { message: Message } | { record: SessionRecord };
+/**
+ * The lines as UTF-8, each ending in "\n", encoded straight into one buffer: joining
+ * them first would copy a long streamed message once more for every snapshot.
+ */
+function encodeLines(lines: string[], newlineFirst: boolean): Uint8Array {
+  let chars = lines.length + 1;
+  for (const line of lines) chars += line.length;
+  // UTF-8 needs at most 3 bytes per UTF-16 code unit; pages never written stay unused.
+  const out = new Uint8Array(chars * 3);
+  let at = 0;
+  if (newlineFirst) out[at++] = 10;
+  for (const line of lines) {
+    at += encoder.encodeInto(line, out.subarray(at)).written;
+    out[at++] = 10;
+  }
+  return out.subarray(0, at);
+}
+
+/** A message to write; `owned` when it was made for the store alone (a live snapshot). */
+type Pending = { message: Message; owned: boolean } | { record: SessionRecord };
 
 /**
  * How long a streaming snapshot may wait, given the size of the message's last line.
@@ -100,13 +118,16 @@ export class WriteQueue {
     return this.#items.length;
   }
 
-  /** Keeps a reference: the message is serialized when written, so the newest state goes out. */
-  addMessage(message: Message): void {
+  /**
+   * Keeps a reference: the message is serialized when written, so the newest state goes
+   * out. An `owned` message (made for the store alone) becomes the record as it is.
+   */
+  addMessage(message: Message, owned = false): void {
     const slot = this.#slots.get(message.id);
-    if (slot !== undefined) this.#items[slot] = { message };
+    if (slot !== undefined) this.#items[slot] = { message, owned };
     else {
       this.#slots.set(message.id, this.#items.length);
-      this.#items.push({ message });
+      this.#items.push({ message, owned });
     }
   }
 
@@ -133,13 +154,18 @@ export class WriteQueue {
 
   /** The pending records as written (copies) and their lines; the queue is unchanged. */
   render(): { records: SessionRecord[]; lines: string[] } {
-    const lines = this.#items.map((item) =>
-      "message" in item
-        ? JSON.stringify({ type: "message", message: syncFinishedAt(item.message) })
-        : JSON.stringify(item.record)
-    );
-    // Parsing the lines back gives detached copies that match the file exactly.
-    const records = lines.map((l) => JSON.parse(l) as SessionRecord);
+    const records: SessionRecord[] = [];
+    const lines: string[] = [];
+    for (const item of this.#items) {
+      const record: SessionRecord = "message" in item
+        ? { type: "message", message: syncFinishedAt(item.message) }
+        : item.record;
+      const line = JSON.stringify(record);
+      lines.push(line);
+      // Parsing the line back gives a detached copy that matches the file exactly; a
+      // snapshot made for the store is detached already (and may be long: no copy).
+      records.push("owned" in item && item.owned ? record : JSON.parse(line) as SessionRecord);
+    }
     return { records, lines };
   }
 

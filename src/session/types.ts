@@ -53,6 +53,12 @@ export interface FileChangeRecord {
 
 export type SessionRecord = SessionHeader | SessionMeta | MessageRecord | FileChangeRecord;
 
+/** A message the store follows while it streams (SessionWriter.liveMessage). */
+export interface LiveMessage {
+  /** It changed: a snapshot is due within the debounce. Costs nothing more per call. */
+  changed(): void;
+}
+
 /**
  * What the loop needs of a store: where one session's records go. Contract: every
  * method may reject (a disk that refuses the write is a UsageError naming the file);
@@ -65,6 +71,12 @@ export interface SessionWriter {
    * snapshots are debounced; `flush: true` writes at once (terminal events).
    */
   saveMessage(message: Message, opts?: { flush?: boolean }): Promise<void>;
+  /**
+   * Follows a message while it streams, for crash recovery: snapshots are taken on the
+   * debounce by calling `read` at that moment, never once per change. The next
+   * saveMessage of the same id ends it.
+   */
+  liveMessage(id: string, read: () => Message): LiveMessage;
   saveMeta(meta: Omit<SessionMeta, "type" | "at">): Promise<void>;
   recordChange(change: FileChange, messageId?: string): Promise<void>;
   /** Writes anything pending. */

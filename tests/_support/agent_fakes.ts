@@ -107,6 +107,10 @@ export function memoryWriter(): SessionWriter & {
       messages.set(m.id, structuredClone(m));
       return Promise.resolve();
     },
+    // No debounce here: every change is a snapshot, so tests see each state.
+    liveMessage(id: string, read: () => Message) {
+      return { changed: () => void messages.set(id, structuredClone(read())) };
+    },
     saveMeta(meta: Omit<SessionMeta, "type" | "at">) {
       metas.push(meta);
       return Promise.resolve();
