@@ -1,0 +1,230 @@
+/**
+ * Streaming figures of issue 20 (printed, not asserted), for 20,000 and 200,000
+ * four-character deltas of answer text, reasoning and tool-call arguments:
+ * - the provider layer (createProvider → SDK request → SSE reader → assembler) in a
+ *   child process per case: deltas/s (best of 3 after a warm-up) and the child's peak
+ *   RSS, with the body read in 16 KiB pieces (a busy connection) and, for 200,000 text
+ *   deltas, one event per read (a provider flushing every token);
+ * - `mopac run` end to end against the fake server under narrow flags: wall time and
+ *   peak RSS, `-o json --ephemeral` for each case, and for the largest text case also
+ *   text and stream-json output and a session on disk (snapshots written and indexed).
+ * The last lines compare the acceptance figures with their targets.
+ * Peak RSS comes from `/usr/bin/time -v` when it works here, else from VmHWM.
+ *
+ * Run: deno task bench stream [-- --sizes 20000,200000 --kinds text,reasoning,arguments]
+ */
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    "provider-case": { type: "string" },
+    sizes: { type: "string", default: "20000,200000" },
+    kinds: { type: "string", default: "text,reasoning,arguments" },
+  },
+});
+
+// Child mode: one provider-layer case, its figures as JSON on stdout.
+if (values["provider-case"]) {
+  const [kind, count, readBytes] = values["provider-case"].split(":");
+  const { providerCase } = await import("./_stream_provider.ts");
+  console.log(JSON.stringify(await providerCase(kind, Number(count), Number(readBytes))));
+  Deno.exit(0);
+}
+
+const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
+const { scriptText, scriptToolCall } = await import("../_support/fake_openai.ts");
+const { FAKE_ENV, fakeWorkspace } = await import("../e2e/_workspace.ts");
+type DeltaKind = import("../_support/delta_stream.ts").DeltaKind;
+
+const SIZES = values.sizes.split(",").map(Number);
+const KINDS = values.kinds.split(",") as DeltaKind[];
+const PIECE = "abcd";
+const decoder = new TextDecoder();
+const tmp = await Deno.makeTempDir({ prefix: "mopac-bench-" });
+const useGnuTime = await gnuTimeWorks();
+
+async function gnuTimeWorks(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("/usr/bin/time", {
+      args: ["-v", "-o", `${tmp}/probe.time`, "true"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.success &&
+      /Maximum resident set size/.test(await Deno.readTextFile(`${tmp}/probe.time`));
+  } catch {
+    return false;
+  }
+}
+
+interface Measured {
+  ms: number;
+  rssMb: number;
+  stdout: string;
+  code: number;
+  stderr: string;
+}
+
+/** Runs `deno <args>` to its end: wall time, peak RSS and what it printed. */
+async function measure(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<Measured> {
+  const timeFile = `${tmp}/run.time`;
+  const [cmd, cmdArgs] = useGnuTime
+    ? ["/usr/bin/time", ["-v", "-o", timeFile, Deno.execPath(), ...args]]
+    : [Deno.execPath(), args];
+  const t0 = performance.now();
+  const child = new Deno.Command(cmd, {
+    args: cmdArgs,
+    cwd,
+    clearEnv: true,
+    env: { ...cleanDenoEnv(), ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let hwm = 0;
+  let done = false;
+  const poll = useGnuTime ? Promise.resolve() : (async () => {
+    while (!done) {
+      hwm = Math.max(hwm, vmHwmKb(child.pid));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  const out = await child.output();
+  const ms = performance.now() - t0;
+  done = true;
+  await poll;
+  let rssKb = hwm;
+  if (useGnuTime) {
+    const report = await Deno.readTextFile(timeFile);
+    rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
+  }
+  return {
+    ms,
+    rssMb: rssKb / 1024,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+    code: out.code,
+  };
+}
+
+function vmHwmKb(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0; // exited between polls
+  }
+}
+
+const n = (x: number) => x.toLocaleString("en-US");
+const mb = (x: number) => `${x.toFixed(0)} MB`;
+
+async function providerLayer(kind: DeltaKind, count: number, readBytes: number) {
+  const r = await measure(
+    [
+      "run",
+      "-A",
+      new URL(import.meta.url).pathname,
+      `--provider-case=${kind}:${count}:${readBytes}`,
+    ],
+    tmp,
+    {},
+  );
+  if (r.code !== 0) throw new Error(`provider case ${kind} ${count} failed: ${r.stderr}`);
+  const f = JSON.parse(r.stdout) as {
+    deltasPerSecond: number;
+    deltasPerCpuSecond: number;
+    answerChars: number;
+  };
+  if (f.answerChars !== count * PIECE.length) throw new Error(`${kind}: answer incomplete`);
+  const reads = readBytes > 0 ? `${readBytes / 1024} KiB` : "1 event";
+  const rate = (x: number) => n(Math.round(x)).padStart(9);
+  console.log(
+    `  ${kind.padEnd(10)} ${n(count).padStart(8)}  ${reads.padStart(8)}  ` +
+      `${rate(f.deltasPerSecond)} deltas/s (${rate(f.deltasPerCpuSecond)} per CPU-second)  ` +
+      `peak RSS ${mb(r.rssMb)}`,
+  );
+  return f.deltasPerSecond;
+}
+
+/** `mopac run` against a fake server streaming `count` deltas of `kind`. */
+async function mopacRun(kind: DeltaKind, count: number, format: string, onDisk = false) {
+  const body = PIECE.repeat(count);
+  const turns = kind === "text"
+    ? [scriptText(body, { chunkSize: PIECE.length })]
+    : kind === "reasoning"
+    ? [scriptText("ok", { reasoning: body, chunkSize: PIECE.length })]
+    : [
+      // `{"file_path":"big.txt","content":"` is 32 characters: 8 more deltas.
+      scriptToolCall("write", { file_path: "big.txt", content: body }, "call_big", {
+        chunkSize: PIECE.length,
+      }),
+      scriptText("done"),
+    ];
+  // An answer this long is past the fake model's context window: no summarizing turn.
+  const ws = await fakeWorkspace({ turns }, { options: { disable_auto_summarize: true } });
+  try {
+    const session = onDisk ? [] : ["--ephemeral"];
+    const args = ["run", ...denoFlags(ws.perms), MAIN, "run", "-o", format, ...session, "go"];
+    const r = await measure(args, ws.dir, FAKE_ENV);
+    if (r.code !== 0) throw new Error(`mopac run (${kind}) exited ${r.code}: ${r.stderr}`);
+    if (kind === "arguments" && (await Deno.stat(`${ws.dir}/big.txt`)).size !== body.length) {
+      throw new Error("the written file is incomplete");
+    }
+    const how = `${format}${onDisk ? ", on disk" : ""}`;
+    console.log(
+      `  ${kind.padEnd(10)} ${n(count).padStart(8)}  ${how.padEnd(20)} ` +
+        `${(r.ms / 1000).toFixed(2).padStart(6)} s  peak RSS ${mb(r.rssMb)}`,
+    );
+    return r.rssMb;
+  } finally {
+    await ws.close();
+  }
+}
+
+try {
+  console.log(
+    `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; ${PIECE.length}-character ` +
+      `deltas; peak RSS from ${useGnuTime ? "/usr/bin/time -v" : "/proc VmHWM polling"}`,
+  );
+  console.log("provider layer (child process per case, best of 3 after a warm-up):");
+  let bestRate = 0;
+  for (const kind of KINDS) {
+    for (const count of SIZES) {
+      const rate = await providerLayer(kind, count, 16 * 1024);
+      if (kind === "text" && count === 200_000) bestRate = rate;
+    }
+  }
+  if (KINDS.includes("text") && SIZES.includes(200_000)) await providerLayer("text", 200_000, 0);
+
+  console.log("mopac run against the fake server (narrow flags; --ephemeral unless on disk):");
+  let runRss = 0;
+  for (const kind of KINDS) {
+    for (const count of SIZES) {
+      const rss = await mopacRun(kind, count, "json");
+      if (kind === "text" && count === 200_000) runRss = rss;
+    }
+  }
+  if (KINDS.includes("text")) {
+    // The other output formats, and a session on disk (snapshots written and indexed).
+    const big = Math.max(...SIZES);
+    for (const format of ["text", "stream-json"]) {
+      runRss = Math.max(runRss, await mopacRun("text", big, format));
+    }
+    runRss = Math.max(runRss, await mopacRun("text", big, "json", true));
+  }
+  if (bestRate > 0 && runRss > 0) {
+    console.log(
+      `acceptance: 200,000 text deltas through the provider layer: ${n(Math.round(bestRate))} ` +
+        `deltas/s (target ≥ 200,000); through mopac run: peak RSS ${mb(runRss)} ` +
+        `(highest of json, text, stream-json and on disk; target < 150 MB)`,
+    );
+  }
+} finally {
+  await Deno.remove(tmp, { recursive: true });
+}
