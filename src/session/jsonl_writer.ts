@@ -68,21 +68,36 @@ export class JsonlFile {
 }
 
 /**
- * The lines as UTF-8, each ending in "\n", encoded straight into one buffer: joining
- * them first would copy a long streamed message once more for every snapshot.
+ * The lines as UTF-8, each ending in "\n", in one buffer of the exact size: joining
+ * them first would copy a long streamed message once more for every snapshot. Most
+ * lines are ASCII (a byte a character) and are encoded straight into it.
  */
 function encodeLines(lines: string[], newlineFirst: boolean): Uint8Array {
-  let chars = lines.length + 1;
-  for (const line of lines) chars += line.length;
-  // UTF-8 needs at most 3 bytes per UTF-16 code unit; pages never written stay unused.
-  const out = new Uint8Array(chars * 3);
+  let size = newlineFirst ? 1 : 0;
+  for (const line of lines) size += line.length + 1;
+  const out = new Uint8Array(size);
   let at = 0;
   if (newlineFirst) out[at++] = 10;
   for (const line of lines) {
-    at += encoder.encodeInto(line, out.subarray(at)).written;
+    const { read, written } = encoder.encodeInto(line, out.subarray(at, at + line.length));
+    if (read < line.length) return encodeEach(lines, newlineFirst); // not ASCII
+    at += written;
     out[at++] = 10;
   }
-  return out.subarray(0, at);
+  return out;
+}
+
+function encodeEach(lines: string[], newlineFirst: boolean): Uint8Array {
+  const encoded = lines.map((line) => encoder.encode(line));
+  const out = new Uint8Array(encoded.reduce((n, b) => n + b.length + 1, newlineFirst ? 1 : 0));
+  let at = 0;
+  if (newlineFirst) out[at++] = 10;
+  for (const bytes of encoded) {
+    out.set(bytes, at);
+    at += bytes.length;
+    out[at++] = 10;
+  }
+  return out;
 }
 
 /** A message to write; `owned` when it was made for the store alone (a live snapshot). */
