@@ -5,8 +5,8 @@
  *   child process per case: deltas/s (best of 3 after a warm-up) and the child's peak
  *   RSS, with the body read in 16 KiB pieces (a busy connection) and, for 200,000 text
  *   deltas, one event per read (a provider flushing every token);
- * - `mopac run` end to end against the fake server under narrow flags: wall time and
- *   peak RSS, `-o json --ephemeral` for each case, and for the largest text case also
+ * - `mopac run` end to end against the fake server under narrow flags: wall time (the
+ *   fake server shares it), mopac's CPU time and peak RSS, `-o json --ephemeral` for each case, and for the largest text case also
  *   text and stream-json output and a session on disk (snapshots written and indexed).
  * The last lines compare the acceptance figures with their targets.
  * Peak RSS comes from `/usr/bin/time -v` when it works here, else from VmHWM.
@@ -61,6 +61,8 @@ async function gnuTimeWorks(): Promise<boolean> {
 interface Measured {
   ms: number;
   rssMb: number;
+  /** User + system CPU seconds of the process (with /usr/bin/time only). */
+  cpuS?: number;
   stdout: string;
   code: number;
   stderr: string;
@@ -99,13 +101,17 @@ async function measure(
   done = true;
   await poll;
   let rssKb = hwm;
+  let cpuS: number | undefined;
   if (useGnuTime) {
     const report = await Deno.readTextFile(timeFile);
-    rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)?.[1] ?? NaN);
+    const field = (name: string) => Number(new RegExp(`${name}: ([\\d.]+)`).exec(report)?.[1]);
+    rssKb = field("Maximum resident set size \\(kbytes\\)");
+    cpuS = field("User time \\(seconds\\)") + field("System time \\(seconds\\)");
   }
   return {
     ms,
     rssMb: rssKb / 1024,
+    cpuS,
     stdout: decoder.decode(out.stdout),
     stderr: decoder.decode(out.stderr),
     code: out.code,
@@ -177,9 +183,11 @@ async function mopacRun(kind: DeltaKind, count: number, format: string, onDisk =
       throw new Error("the written file is incomplete");
     }
     const how = `${format}${onDisk ? ", on disk" : ""}`;
+    // Wall time includes the fake server, which runs in this process; CPU is mopac's own.
+    const cpu = r.cpuS === undefined ? "" : ` (CPU ${r.cpuS.toFixed(2)} s)`;
     console.log(
       `  ${kind.padEnd(10)} ${n(count).padStart(8)}  ${how.padEnd(20)} ` +
-        `${(r.ms / 1000).toFixed(2).padStart(6)} s  peak RSS ${mb(r.rssMb)}`,
+        `${(r.ms / 1000).toFixed(2).padStart(6)} s${cpu}  peak RSS ${mb(r.rssMb)}`,
     );
     return r.rssMb;
   } finally {
