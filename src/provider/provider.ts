@@ -96,6 +96,7 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
         label,
         streamError: (error) => classifyStreamError(error, errorContext()),
         readError: (e) => fail(e, "stream"),
+        signal,
       }));
     } finally {
       if (recorder && ex.responded) await recorder.write(ex);

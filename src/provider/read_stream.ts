@@ -16,6 +16,8 @@ export interface ReadStreamOptions {
   streamError: (error: unknown) => ProviderError;
   /** What a failed read (connection cut, idle timeout, abort) becomes. */
   readError: (error: unknown) => unknown;
+  /** Stops reading at once when it aborts (the caller then throws its abort error). */
+  signal?: AbortSignal;
 }
 
 /** Reads until `[DONE]` or the end of the body; says whether `[DONE]` arrived. */
@@ -47,7 +49,11 @@ export async function readChatStream(
     asm.push(chunk);
   });
   const reader = body.getReader();
+  // Aborting the request errors the body too, but reading stops here without waiting for it.
+  const stop = () => void reader.cancel(opts.signal?.reason).catch(() => {});
+  opts.signal?.addEventListener("abort", stop, { once: true });
   try {
+    if (opts.signal?.aborted) stop();
     while (!sawDone) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -60,12 +66,13 @@ export async function readChatStream(
         throw err;
       }
       if (next.done) {
-        sse.end();
+        if (!opts.signal?.aborted) sse.end();
         break;
       }
       sse.push(next.value);
     }
   } finally {
+    opts.signal?.removeEventListener("abort", stop);
     // After [DONE] or a failure the rest of the body is not wanted: close the connection.
     await reader.cancel().catch(() => {});
   }
