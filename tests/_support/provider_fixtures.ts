@@ -1,12 +1,12 @@
 /**
- * Loads the recorded provider responses in ../shared/fixtures/provider-streams as
+ * Loads the recorded provider responses in tests/fixtures/provider-streams as
  * {status, headers, body}, following the replay rules of that folder's README.
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const FIXTURES_DIR = fileURLToPath(
-  new URL("../../../shared/fixtures/provider-streams/", import.meta.url),
+  new URL("../fixtures/provider-streams/", import.meta.url),
 );
 
 export interface RecordedResponse {
