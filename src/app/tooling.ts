@@ -16,6 +16,7 @@ import { baseEnv } from "../tools/shell/env.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { VERSION } from "../util/version.ts";
 import type { ShellLauncher } from "../jail/mod.ts";
+import { ensureDataDir } from "../util/data_dir.ts";
 
 export interface Tooling {
   /** The one path of every tool call; it offers what the gate allows. */
@@ -71,6 +72,9 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
       // Loaded only when a server is configured: the MCP SDK (with ajv) costs a run
       // without servers tens of milliseconds and megabytes for nothing.
       const { createMcpManager } = await import("../mcp/manager.ts");
+      // Server logs go to <data dir>/logs; a data dir made for them gets its .gitignore.
+      // When it cannot be made, each server's log says so and the run goes on.
+      await ensureDataDir(opts.dataDir).catch(() => {});
       mcp = createMcpManager(servers, {
         logDir: logsDir(opts.dataDir),
         log: opts.warn,

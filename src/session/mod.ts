@@ -5,6 +5,8 @@
 import type { SessionStore, StoreOptions } from "./types.ts";
 import { DiskSessionStore } from "./store.ts";
 import { MemorySessionStore } from "./memory_store.ts";
+import { dataDirExists } from "../util/data_dir.ts";
+import { join } from "node:path";
 
 export type {
   CreateSessionOptions,
@@ -26,12 +28,17 @@ export { sessionToMarkdown } from "./markdown.ts";
 /**
  * Opens the store of a data dir (`<dataDir>/sessions/*.jsonl` + `<dataDir>/index.db`),
  * creating the folders, and rebuilding the index when it is missing, damaged or behind.
- * With `ephemeral`, nothing is read or written: sessions live in memory.
+ * With `ephemeral`, nothing is read or written: sessions live in memory. With
+ * `existingOnly`, a data dir that holds no sessions folder yet is an empty store and
+ * stays untouched.
  */
 export async function openSessionStore(
   dataDir: string,
   opts: StoreOptions = {},
 ): Promise<SessionStore> {
   if (opts.ephemeral) return new MemorySessionStore(opts);
+  if (opts.existingOnly && !(await dataDirExists(join(dataDir, "sessions")))) {
+    return new MemorySessionStore(opts);
+  }
   return await DiskSessionStore.open(dataDir, opts);
 }

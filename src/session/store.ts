@@ -24,6 +24,7 @@ import { SessionIndex } from "./session_index.ts";
 import { checkedHeader, fileRows, reconcile } from "./reconcile.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt, writable } from "./failures.ts";
+import { ensureDataDir } from "../util/data_dir.ts";
 
 const INDEX_FILE = "index.db";
 const SESSIONS_DIR = "sessions";
@@ -54,6 +55,8 @@ export class DiskSessionStore implements SessionStore {
     };
     opts = { ...opts, warn };
     try {
+      // A data dir made here gets its .gitignore; then the sessions folder inside it.
+      await ensureDataDir(dataDir);
       await Deno.mkdir(join(dataDir, SESSIONS_DIR), { recursive: true });
     } catch (err) {
       writable(join(dataDir, SESSIONS_DIR), () => {

@@ -211,6 +211,11 @@ export interface SessionStore {
 
 export interface StoreOptions {
   ephemeral?: boolean;
+  /**
+   * Only look (the `sessions` commands): a data dir without a sessions folder is read
+   * as an empty store, and nothing is created on disk.
+   */
+  existingOnly?: boolean;
   /** Where warnings go (malformed lines, index rebuilds); default: dropped. */
   warn?: (msg: string) => void;
   /** Streaming snapshot debounce; default 50 ms. */

@@ -8,6 +8,7 @@ import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
 import { byPrompt, exists } from "./_live.ts";
+import { DATA_DIR_GITIGNORE } from "../../src/util/data_dir.ts";
 
 function workspace(config: Record<string, unknown> = {}) {
   return fakeWorkspace({ turns: byPrompt({ "hi": [scriptText("hello")] }) }, config);
@@ -101,6 +102,100 @@ Deno.test("data dir: --ephemeral writes nothing, even with tools that keep state
     assert.ok(!(await exists(`${ws.dir}/elsewhere`)), "no --data-dir either");
     assert.deepEqual(ws.fake.rejected, []);
     assert.equal(ws.fake.turnRequests().length, 10);
+  } finally {
+    await ws.close();
+  }
+});
+
+async function git(cwd: string, ...args: string[]): Promise<string> {
+  const out = await new Deno.Command("git", { args, cwd, stderr: "piped" }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+/** Every path under `dir`, relative and sorted (what a command may have created). */
+async function tree(dir: string, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(`${dir}/${prefix}`)) {
+    const rel = `${prefix}${e.name}`;
+    out.push(rel);
+    if (e.isDirectory && e.name !== ".git") out.push(...await tree(dir, `${rel}/`));
+  }
+  return out.sort();
+}
+
+Deno.test("data dir: a data dir mopac creates ignores itself in git", async () => {
+  const ws = await workspace();
+  try {
+    await git(ws.dir, "init", "-q");
+    await mopac(ws, ws.dir, ["run", "hi"]);
+    assert.equal(await Deno.readTextFile(`${ws.dir}/.mopac/.gitignore`), DATA_DIR_GITIGNORE);
+    assert.equal((await sessionFiles(`${ws.dir}/.mopac`)).length, 1);
+    // git sees the config file the test wrote, and nothing of the data dir.
+    assert.deepEqual((await git(ws.dir, "status", "--porcelain", "-uall")).trim().split("\n"), [
+      "?? mopac.json",
+    ]);
+    // A second run in the same data dir leaves the file alone.
+    await Deno.writeTextFile(`${ws.dir}/.mopac/.gitignore`, "sessions/\n");
+    await mopac(ws, ws.dir, ["run", "hi"]);
+    assert.equal(await Deno.readTextFile(`${ws.dir}/.mopac/.gitignore`), "sessions/\n");
+  } finally {
+    await ws.close();
+  }
+});
+
+Deno.test("data dir: a folder that exists already gets no .gitignore", async () => {
+  const ws = await workspace();
+  try {
+    await Deno.mkdir(`${ws.dir}/mine`);
+    await mopac(ws, ws.dir, ["run", "--data-dir", "mine", "hi"]);
+    assert.equal((await sessionFiles(`${ws.dir}/mine`)).length, 1);
+    assert.ok(!(await exists(`${ws.dir}/mine/.gitignore`)));
+    // A nested one that did not exist gets it in the folder mopac made for itself.
+    await mopac(ws, ws.dir, ["run", "--data-dir", "a/b/data", "hi"]);
+    assert.ok(await exists(`${ws.dir}/a/b/data/.gitignore`));
+    assert.ok(!(await exists(`${ws.dir}/a/.gitignore`)));
+  } finally {
+    await ws.close();
+  }
+});
+
+Deno.test("data dir: commands that only look create nothing where there is no data dir", async () => {
+  const ws = await workspace();
+  try {
+    await git(ws.dir, "init", "-q");
+    const before = await tree(ws.dir);
+    const looks: Array<[string[], number]> = [
+      [["sessions", "list"], 0],
+      [["sessions", "list", "--json", "--all"], 0],
+      [["sessions", "search", "hello"], 0],
+      [["sessions", "show", "abc"], 2],
+      [["sessions", "export", "abc"], 2],
+      [["sessions", "rm", "abc"], 2],
+      [["sessions", "reindex"], 0],
+      [["config", "show"], 0],
+      [["config", "path"], 0],
+      [["config", "validate"], 0],
+      [["models", "--json"], 0],
+      [["schema"], 0],
+      [["sandbox"], 0],
+      [["mcp", "list"], 0],
+      [["run", "--dry-run", "hi"], 0],
+      [["--help"], 0],
+      [["--version"], 0],
+    ];
+    for (const [args, code] of looks) {
+      const r = await runMopac(args, { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+      assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+      assert.deepEqual(await tree(ws.dir), before, `mopac ${args.join(" ")} created something`);
+    }
+    // `sessions list` says there is nothing rather than failing.
+    const list = await runMopac(["sessions", "list", "--json"], {
+      cwd: ws.dir,
+      perms: ws.perms,
+      env: FAKE_ENV,
+    });
+    assert.deepEqual(JSON.parse(list.stdout), []);
   } finally {
     await ws.close();
   }

@@ -13,12 +13,15 @@ import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
 import { createMcpManager, type McpManager } from "../../mcp/manager.ts";
 import { mapCallResult } from "../../mcp/result.ts";
 import { errorText } from "../../mcp/errors.ts";
+import { ensureDataDir } from "../../util/data_dir.ts";
 
 export interface McpCommandIo {
   stdout(s: string): void;
   stderr(s: string): void;
   servers: Record<string, McpServerConfig>;
   logDir: string;
+  /** Holds logDir; created (with its .gitignore) only once a server is started. */
+  dataDir?: string;
 }
 
 const MCP_HELP = `Usage: mopac mcp <command> [--json]
@@ -42,6 +45,7 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
       stderr: (s) => io.err(s),
       servers: jailed.servers,
       logDir: logsDir(loaded.dataDir),
+      dataDir: loaded.dataDir,
     });
   } finally {
     await jailed.close();
@@ -109,6 +113,8 @@ async function withServers<T>(
   fn: (m: McpManager) => Promise<T>,
 ): Promise<T> {
   const subset = Object.fromEntries(names.map((n) => [n, io.servers[n]]));
+  // When it cannot be made, each server's log says so and the command goes on.
+  if (io.dataDir && names.length > 0) await ensureDataDir(io.dataDir).catch(() => {});
   const manager = createMcpManager(subset, {
     logDir: io.logDir,
     log: (line) => io.stderr(`${line}\n`),

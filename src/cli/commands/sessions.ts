@@ -97,7 +97,11 @@ export async function runSessionsCommand(args: string[], io: SessionsCommandIo):
     return usage(io, `--format is jsonl or markdown, got "${format}"`);
   }
 
-  const store = await openSessionStore(io.dataDir, { warn: (m) => io.stderr(`warning: ${m}\n`) });
+  // Looking at sessions never creates a data dir where there is none.
+  const store = await openSessionStore(io.dataDir, {
+    existingOnly: true,
+    warn: (m) => io.stderr(`warning: ${m}\n`),
+  });
   try {
     switch (sub) {
       case "list":
