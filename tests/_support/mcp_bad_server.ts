@@ -2,7 +2,7 @@
  * A deliberately misbehaving MCP server over stdio. It speaks raw newline-delimited
  * JSON-RPC (no SDK), so it can break the protocol in ways an SDK server never would.
  *
- *   deno run --no-lock mcp_bad_server.ts MODE [--stderr-mb N]
+ *   deno run mcp_bad_server.ts MODE [--stderr-mb N]
  *
  * Modes (how it behaves up to and including tools/list):
  *   ok          behaves; only the tools below misbehave

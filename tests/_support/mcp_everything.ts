@@ -1,31 +1,27 @@
 /**
  * The reference server `@modelcontextprotocol/server-everything`, run by Deno from
- * npm (pinned), over stdio or Streamable HTTP on 127.0.0.1 (see mcp_loopback.mjs).
- * `--no-config --no-lock` keep it out of the project's deno.json and deno.lock.
+ * npm over stdio or Streamable HTTP on 127.0.0.1 (see mcp_loopback.mjs). Its version
+ * is pinned in deno.json's imports and deno.lock like every other package, and
+ * deps.ts has it in the cache before a test starts it.
  */
+import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
+import { DENO_RUN } from "./deps.ts";
 
-export const EVERYTHING = "npm:@modelcontextprotocol/server-everything@2026.8.31";
-const LOOPBACK = new URL("./mcp_loopback.mjs", import.meta.url).pathname;
-const RUN = ["run", "-A", "--no-config", "--no-lock"];
+const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
+const LOOPBACK = fileURLToPath(new URL("./mcp_loopback.mjs", import.meta.url));
 
-/** Generous: a cold cache downloads the package first. */
-const EVERYTHING_TIMEOUT_S = 120;
+/** The import-map entry's target: the main module of a run must be a full specifier. */
+export const EVERYTHING = JSON.parse(Deno.readTextFileSync(CONFIG))
+  .imports["@modelcontextprotocol/server-everything"] as string;
+// The server may start in any folder: name the project's config (and so its lock) outright.
+const RUN = [...DENO_RUN, "-A", "--config", CONFIG];
+
+/** Bounds the HTTP variant's start; the package is in the cache already. */
+const EVERYTHING_TIMEOUT_S = 60;
 
 export function everythingStdio(): McpServerConfig {
   return { command: Deno.execPath(), args: [...RUN, EVERYTHING, "stdio"] };
-}
-
-/** Downloads the package into Deno's cache, so that starting it later is quick. */
-export async function cacheEverything(): Promise<void> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["cache", "--no-config", "--no-lock", EVERYTHING],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(`cannot fetch ${EVERYTHING}: ${new TextDecoder().decode(out.stderr)}`);
-  }
 }
 
 /** Starts the HTTP variant; resolves once it listens, with its /mcp URL. */

@@ -2,6 +2,7 @@
 import type { McpServerConfig } from "../../src/mcp/config.ts";
 import type { Tool, ToolOutput } from "../../src/tools/types.ts";
 import { testToolContext } from "./tool_context.ts";
+import { DENO_RUN } from "./deps.ts";
 
 export const FIXTURE = new URL("./mcp_fixture_server.ts", import.meta.url).pathname;
 
@@ -9,7 +10,7 @@ export const FIXTURE = new URL("./mcp_fixture_server.ts", import.meta.url).pathn
 export function fixtureStdio(extra: Partial<McpServerConfig> = {}, args: string[] = []) {
   return {
     command: Deno.execPath(),
-    args: ["run", "-A", "--no-lock", FIXTURE, "stdio", ...args],
+    args: [...DENO_RUN, "-A", FIXTURE, "stdio", ...args],
     ...extra,
   } satisfies McpServerConfig;
 }

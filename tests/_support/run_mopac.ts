@@ -3,6 +3,7 @@
  * locked-down CI job would, and collects what it printed.
  */
 import { fileURLToPath } from "node:url";
+import { DENO_RUN } from "./deps.ts";
 
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -68,7 +69,7 @@ export function cleanDenoEnv(): Record<string, string> {
 
 function command(args: string[], opts: SpawnOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...(opts.flags ?? denoFlags(opts.perms)), MAIN, ...args],
+    args: [...DENO_RUN, ...(opts.flags ?? denoFlags(opts.perms)), MAIN, ...args],
     cwd: opts.cwd,
     clearEnv: true,
     env: { ...cleanDenoEnv(), ...opts.env },

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigError } from "../../src/util/errors.ts";
 import { makeSandbox, posOf } from "./_helpers.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 async function loadError(load: () => Promise<unknown>): Promise<Error> {
   const err = await load().then(() => undefined, (e) => e);
@@ -228,7 +229,7 @@ Deno.test("under narrow flags: unreadable optional files are skipped; --config a
     const scriptFile = await sb.write(join(sb.repo, "probe.ts"), script);
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
-        "run",
+        ...DENO_RUN,
         `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
         `--allow-read=${sb.repo},${sb.home}`,
         `--allow-write=${sb.repo}`,

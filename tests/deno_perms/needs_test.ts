@@ -13,6 +13,7 @@ import {
   sandboxFlags,
 } from "../../src/deno_perms/needs.ts";
 import { SandboxError } from "../../src/util/errors.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const PROBE = new URL("./_needs_probe.ts", import.meta.url).pathname;
 
@@ -133,7 +134,7 @@ Deno.test("preflight under real narrowed flags: exact flag missing, sandboxFlags
     });
     const run = async (flags: string[], extra: string[] = []) => {
       const out = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-prompt", "--no-lock", ...flags, PROBE, JSON.stringify(needs), ...extra],
+        args: [...DENO_RUN, "--no-prompt", ...flags, PROBE, JSON.stringify(needs), ...extra],
         env: { NO_COLOR: "1", MOPAC_PROBE_VAR: "1" },
         stdout: "piped",
         stderr: "piped",

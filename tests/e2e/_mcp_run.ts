@@ -2,6 +2,7 @@
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
 import type { Permissions } from "../_support/run_mopac.ts";
 import { FIXTURE, processesMatching } from "../_support/mcp_helpers.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 import { fakeWorkspace, type Workspace } from "./_workspace.ts";
 
 export const DENO = Deno.execPath();
@@ -70,7 +71,7 @@ export function wrappedServer(marker: string, serverArgs = "") {
     // `; wait` keeps bash as the parent: the server and `sleep` are its children.
     args: [
       "-c",
-      `sleep ${marker} & "${DENO}" run -A --no-lock ${FIXTURE} stdio ${serverArgs}; wait`,
+      `sleep ${marker} & "${DENO}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio ${serverArgs}; wait`,
     ],
     enabled_tools: ["echo", "hang"],
   };

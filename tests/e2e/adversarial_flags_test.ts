@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
 import { cleanDenoEnv, denoFlags, MAIN, type MopacRun, runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 async function withWs(fn: (ws: Workspace) => Promise<void>, turns = [scriptText("ok")]) {
   const ws = await fakeWorkspace({ turns });
@@ -175,7 +176,7 @@ Deno.test("adversarial: prompts with NUL bytes, invalid UTF-8 and 2 MB arrive wh
 /** `mopac run` with bytes on stdin that are not a valid string; returns the exit code. */
 async function withRawStdin(ws: Workspace, bytes: Uint8Array): Promise<number> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...denoFlags(ws.perms), MAIN, "run"],
+    args: [...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run"],
     cwd: ws.dir,
     clearEnv: true,
     env: { ...cleanDenoEnv(), ...FAKE_ENV },

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
 import { cleanDenoEnv, denoFlags, MAIN, runMopac, spawnMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const run = (ws: Workspace, ...args: string[]) =>
   runMopac(args, { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
@@ -92,7 +93,7 @@ Deno.test("adversarial: a reader closing the pipe early (| head -c 5) ends clean
   const answer = "0123456789".repeat(20_000);
   const ws = await fakeWorkspace({ turns: [scriptText(answer, { chunkSize: 100 })] });
   try {
-    const mopac = [Deno.execPath(), "run", ...denoFlags(ws.perms), MAIN, "run", "hi"]
+    const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "hi"]
       .map((a) => `'${a}'`).join(" ");
     const out = await new Deno.Command("bash", {
       args: ["-c", `${mopac} | head -c 5; echo " exit=\${PIPESTATUS[0]}" >&2`],
@@ -124,7 +125,7 @@ Deno.test("adversarial: with NO_COLOR unset stdout is the plain answer; -q leave
     const env: Record<string, string> = { ...cleanDenoEnv(), ...FAKE_ENV, TERM: "xterm-256color" };
     delete env.NO_COLOR;
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", ...denoFlags(ws.perms), MAIN, "run", "-q", "list"],
+      args: [...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "-q", "list"],
       cwd: ws.dir,
       clearEnv: true,
       env,

@@ -12,6 +12,7 @@ import { events, runMopac } from "../_support/run_mopac.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const SECRETS = {
   FAKE_API_KEY: FAKE_ENV.FAKE_API_KEY,
@@ -62,7 +63,7 @@ async function secretWorkspace(turns: ScriptedTurn[]): Promise<SecretWorkspace> 
       local: {
         type: "stdio",
         command: Deno.execPath(),
-        args: ["run", "-A", "--no-lock", FIXTURE, "stdio", "--stderr", "starting with $LOG_SECRET"],
+        args: [...DENO_RUN, "-A", FIXTURE, "stdio", "--stderr", "starting with $LOG_SECRET"],
         enabled_tools: ["echo"],
       },
     },

@@ -8,6 +8,7 @@
  * be obtained.
  */
 import assert from "node:assert/strict";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const CONFORMANCE = "@modelcontextprotocol/conformance@0.1.16";
 const SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"];
@@ -60,9 +61,8 @@ async function runScenario(scenario: string): Promise<void> {
   const outDir = await Deno.makeTempDir();
   const client = [
     Deno.execPath(),
-    "run",
+    ...DENO_RUN,
     "-A",
-    "--no-lock",
     "--config",
     `${repoRoot}deno.json`,
     here("./conformance_client.ts"),

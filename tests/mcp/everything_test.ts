@@ -6,11 +6,7 @@
 import assert from "node:assert/strict";
 import { createMcpManager } from "../../src/mcp/manager.ts";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import {
-  cacheEverything,
-  everythingStdio,
-  startEverythingHttp,
-} from "../_support/mcp_everything.ts";
+import { everythingStdio, startEverythingHttp } from "../_support/mcp_everything.ts";
 import { runTool, toolContext } from "../_support/mcp_helpers.ts";
 
 async function exercise(cfg: McpServerConfig) {
@@ -75,9 +71,6 @@ async function exercise(cfg: McpServerConfig) {
     await Deno.remove(logDir, { recursive: true });
   }
 }
-
-// The 1 s timeout bounds connecting too, so the package is fetched beforehand.
-Deno.test.beforeAll(async () => await cacheEverything());
 
 Deno.test("server-everything over stdio", async () => {
   await exercise(everythingStdio());

@@ -8,6 +8,7 @@ import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { ToolInfraError } from "../../src/util/errors.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
 import { FIXTURE, fixtureStdio, processGone, runTool, waitFor } from "../_support/mcp_helpers.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 async function withManager(
   servers: Record<string, McpServerConfig>,
@@ -47,7 +48,7 @@ Deno.test("a server that cannot come back: tool error, tools stay, works once it
   const dir = await Deno.makeTempDir();
   const blocked = `${dir}/blocked`;
   const cmd = `test -f ${blocked} && { echo blocked >&2; exit 1; }; exec "${Deno.execPath()}" ` +
-    `run -A --no-lock ${FIXTURE} stdio`;
+    `${DENO_RUN.join(" ")} -A ${FIXTURE} stdio`;
   await withManager({ fx: { command: "bash", args: ["-c", cmd] } }, async (m) => {
     const pid = Number((await runTool(m.tools(), "mcp_fx_pid")).content);
     await Deno.writeTextFile(blocked, "");

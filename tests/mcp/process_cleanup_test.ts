@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createMcpManager } from "../../src/mcp/manager.ts";
 import { FIXTURE, processesMatching } from "../_support/mcp_helpers.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 /** `ps` rows as [pid, pgid, stat, args]. */
 async function psRows(): Promise<string[][]> {
@@ -23,7 +24,7 @@ Deno.test("a server started through bash -c leaves no process after close()", as
       // `; wait` keeps bash as the parent, so the server and `sleep` are grandchildren.
       args: [
         "-c",
-        `sleep ${marker} & "${Deno.execPath()}" run -A --no-lock ${FIXTURE} stdio; wait`,
+        `sleep ${marker} & "${Deno.execPath()}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio; wait`,
       ],
     },
   }, { logDir });
@@ -50,7 +51,15 @@ Deno.test("exiting without close() still ends the server's whole group", async (
   const script = new URL("../_support/mcp_exit_without_close.ts", import.meta.url).pathname;
   // Narrow --allow-run: Deno.kill(-pgid) is not allowed, the bash fallback is used.
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-run=bash", "--allow-read", "--allow-write", script, marker, logDir],
+    args: [
+      ...DENO_RUN,
+      "--allow-run=bash",
+      "--allow-read",
+      "--allow-write",
+      script,
+      marker,
+      logDir,
+    ],
     stdout: "piped",
     stderr: "piped",
   }).output();

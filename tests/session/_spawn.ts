@@ -1,5 +1,6 @@
 /** Starting helper Deno processes with narrow permissions (like a sandboxed mopac run). */
 import { fileURLToPath } from "node:url";
+import { DENO_RUN } from "../_support/deps.ts";
 
 export function helperPath(name: string): string {
   return fileURLToPath(new URL(`./${name}`, import.meta.url));
@@ -8,7 +9,7 @@ export function helperPath(name: string): string {
 export function denoHelper(name: string, dataDir: string, args: string[]): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
     args: [
-      "run",
+      ...DENO_RUN,
       "--no-prompt",
       `--allow-read=${dataDir}`,
       `--allow-write=${dataDir}`,

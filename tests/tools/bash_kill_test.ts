@@ -7,6 +7,7 @@ import { createBashTool } from "../../src/tools/bash.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { testToolContext } from "../_support/tool_context.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 function context(ws: string, signal = new AbortController().signal): ToolContext {
   return testToolContext(ws, { session_id: "s1", signal, shellCwd: "" });
@@ -110,7 +111,7 @@ console.log(JSON.stringify({ direct, out: p.output.text(), stoppedBy: p.stoppedB
 `,
     );
     const res = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--allow-run=bash", script],
+      args: [...DENO_RUN, "--no-prompt", "--allow-run=bash", script],
       env: { NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",

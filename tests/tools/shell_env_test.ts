@@ -1,6 +1,7 @@
 /** The child environment: built from scratch, never carrying provider keys. */
 import assert from "node:assert/strict";
 import { buildChildEnv, FIXED, INHERITED, keepsExport } from "../../src/tools/shell/env.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 Deno.test("only listed variables are inherited, then fixed settings, config, session exports", () => {
   const parent: Record<string, string> = {
@@ -74,7 +75,7 @@ await jobs.dispose();
     );
     const config = new URL("../../deno.json", import.meta.url).pathname;
     const res = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--config", config, ...flags, script],
+      args: [...DENO_RUN, "--no-prompt", "--config", config, ...flags, script],
       env: {
         OPENAI_API_KEY: "sk-test-never-in-child",
         ANTHROPIC_API_KEY: "sk-ant-never",

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { parseShell } from "../../src/tools/shell/parse.ts";
 import { decodeAnsiC } from "../../src/tools/shell/words.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const argvs = (script: string) => parseShell(script).commands.map((c) => c.argv);
 
@@ -85,7 +86,7 @@ Deno.test("the parser loads and works under a narrow --allow-env", async () => {
     );
     const config = new URL("../../deno.json", import.meta.url).pathname;
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-prompt", "--config", config, "--allow-env=HOME", file],
+      args: [...DENO_RUN, "--no-prompt", "--config", config, "--allow-env=HOME", file],
       env: { NO_COLOR: "1" },
       stdout: "piped",
       stderr: "piped",
