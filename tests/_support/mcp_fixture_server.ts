@@ -114,6 +114,8 @@ export function buildFixtureServer(hooks: { dropSessions?: () => void } = {}): M
 
 export interface FixtureHttp {
   url: string;
+  /** Sessions the server knows now (drop_sessions empties it shortly after answering). */
+  sessionCount(): number;
   close(): Promise<void>;
 }
 
@@ -188,6 +190,7 @@ export async function startFixtureHttp(
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/${kind === "sse" ? "sse" : "mcp"}`,
+    sessionCount: () => sessions.size,
     async close() {
       dropSessions();
       http.closeAllConnections();

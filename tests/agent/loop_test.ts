@@ -109,25 +109,43 @@ Deno.test("a retry event resets the streamed draft", async () => {
   }]);
 });
 
-Deno.test("max turns stops before the next request with a budget error", async () => {
-  const { deps, input, provider } = setup([
-    callStep([{ id: "c1", name: "echo", input: {} }]),
-    textStep("never"),
-  ]);
-  const out = await runAgent(deps, input({ limits: { max_turns: 1 } }));
-  assert.ok(out.error instanceof BudgetError);
-  assert.equal((out.error as BudgetError).kind, "turns");
-  assert.equal(provider.requests.length, 1);
-});
-
-Deno.test("max cost and max tokens are budget errors", async () => {
-  for (const limits of [{ max_cost: 0.001 }, { max_tokens: 20 }]) {
-    const { deps, input } = setup([
+/**
+ * Every limit ends the run after the turn that reached it: one request (20 in, 10 out,
+ * $0.002), its tool call run and its result kept, and no second request. The error
+ * says which limit and by how much.
+ */
+Deno.test("max turns, tokens and cost stop before the next request with a budget error", async () => {
+  const cases = [
+    { limits: { max_turns: 1 }, kind: "turns", message: "max turns reached (1)" },
+    { limits: { max_tokens: 20 }, kind: "tokens", message: "max tokens reached (30 of 20)" },
+    {
+      limits: { max_cost: 0.001 },
+      kind: "cost",
+      message: "max cost reached ($0.0020 of $0.001)",
+    },
+  ];
+  for (const { limits, kind, message } of cases) {
+    const { deps, input, provider, runner, store } = setup([
       callStep([{ id: "c1", name: "echo", input: {} }]),
-      textStep("x"),
+      textStep("never"),
     ]);
     const out = await runAgent(deps, input({ limits }));
-    assert.ok(out.error instanceof BudgetError, JSON.stringify(limits));
+    const what = JSON.stringify(limits);
+    assert.ok(out.error instanceof BudgetError, what);
+    assert.equal(out.error.kind, kind, what);
+    assert.equal(out.error.message, message, what);
+    assert.equal(provider.requests.length, 1, what);
+    assert.equal(runner.calls.length, 1, what);
+    assert.equal(out.turns, 1, what);
+    assert.deepEqual(
+      [out.usage.input_tokens, out.usage.output_tokens, out.cost_usd],
+      [20, 10, 0.002],
+      what,
+    );
+    assert.equal(out.text, "", what);
+    // The turn that used the budget is on record, its tool result too.
+    const roles = [...store.messages.values()].map((m) => m.role);
+    assert.deepEqual(roles, ["user", "assistant", "tool"], what);
   }
 });
 

@@ -23,81 +23,57 @@ interface Locked {
 
 const HOOK_REASON = "the hook says listing is off limits";
 
-/** The forbidden calls, one a turn; `rule` is what the denial must name. */
-function forbidden(outside: string): Array<{ turn: ScriptedTurn; tool: string; rule: RegExp }> {
+interface Forbidden {
+  turn: ScriptedTurn;
+  tool: string;
+  /** The call's arguments, which the denial's `input_summary` must show as they were. */
+  input: Record<string, unknown>;
+  /** What the denial's `rule` must name. */
+  rule: RegExp;
+}
+
+const deny = (tool: string, input: Record<string, unknown>, rule: RegExp): Forbidden => ({
+  turn: scriptToolCall(tool, input),
+  tool,
+  input,
+  rule,
+});
+
+/** The forbidden calls, one a turn. */
+function forbidden(outside: string): Forbidden[] {
   return [
     // A tool the profile does not offer at all.
-    {
-      turn: scriptToolCall("write", { file_path: "src/new.txt", content: "x" }),
-      tool: "write",
-      rule: /^not_allowed$/,
-    },
+    deny("write", { file_path: "src/new.txt", content: "x" }, /^not_allowed$/),
     // A bash command matching a deny pattern.
-    {
-      turn: scriptToolCall("bash", { command: "rm src/keep.txt" }),
-      tool: "bash",
-      rule: /^bash\.deny:rm \*$/,
-    },
+    deny("bash", { command: "rm src/keep.txt" }, /^bash\.deny:rm \*$/),
     // A banned command (network client), whatever the profile says.
-    {
-      turn: scriptToolCall("bash", { command: "curl -s -o src/got.txt http://127.0.0.1:9/x" }),
-      tool: "bash",
-      rule: /^ban:network$/,
-    },
+    deny("bash", { command: "curl -s -o src/got.txt http://127.0.0.1:9/x" }, /^ban:network$/),
     // A command the bash allowlist does not list.
-    {
-      turn: scriptToolCall("bash", { command: "touch src/touched.txt" }),
-      tool: "bash",
-      rule: /^bash\.allow$/,
-    },
+    deny("bash", { command: "touch src/touched.txt" }, /^bash\.allow$/),
     // Writes outside paths.write: in the workspace root, and outside the workspace.
-    {
-      turn: scriptToolCall("edit", { file_path: "root.txt", old_string: "", new_string: "x" }),
-      tool: "edit",
-      rule: /^paths\.write$/,
-    },
-    {
-      turn: scriptToolCall("edit", {
-        file_path: `${outside}/planted.txt`,
-        old_string: "",
-        new_string: "x",
-      }),
-      tool: "edit",
-      rule: /^paths\.write$/,
-    },
+    deny("edit", { file_path: "root.txt", old_string: "", new_string: "x" }, /^paths\.write$/),
+    deny("edit", {
+      file_path: `${outside}/planted.txt`,
+      old_string: "",
+      new_string: "x",
+    }, /^paths\.write$/),
     // Symlink escapes: a linked file and a linked folder inside src/ point outside.
-    {
-      turn: scriptToolCall("edit", {
-        file_path: "src/link.txt",
-        old_string: "original",
-        new_string: "hacked",
-      }),
-      tool: "edit",
-      rule: /^paths\.write$/,
-    },
-    {
-      turn: scriptToolCall("edit", {
-        file_path: "src/escape/via-dir.txt",
-        old_string: "",
-        new_string: "x",
-      }),
-      tool: "edit",
-      rule: /^paths\.write$/,
-    },
+    deny("edit", {
+      file_path: "src/link.txt",
+      old_string: "original",
+      new_string: "hacked",
+    }, /^paths\.write$/),
+    deny("edit", {
+      file_path: "src/escape/via-dir.txt",
+      old_string: "",
+      new_string: "x",
+    }, /^paths\.write$/),
     // A host fetch.hosts does not list.
-    {
-      turn: scriptToolCall("fetch", { url: "http://127.0.0.1:9/exfiltrate" }),
-      tool: "fetch",
-      rule: /^fetch\.hosts$/,
-    },
+    deny("fetch", { url: "http://127.0.0.1:9/exfiltrate" }, /^fetch\.hosts$/),
     // An MCP tool allowed_mcp does not list.
-    {
-      turn: scriptToolCall("mcp_fx_add", { a: 1, b: 2 }),
-      tool: "mcp_fx_add",
-      rule: /^allowed_mcp$/,
-    },
+    deny("mcp_fx_add", { a: 1, b: 2 }, /^allowed_mcp$/),
     // A PreToolUse hook's denial.
-    { turn: scriptToolCall("ls", { path: "." }), tool: "ls", rule: /^hook/ },
+    deny("ls", { path: "." }, /^hook/),
   ];
 }
 
@@ -192,12 +168,14 @@ function assertAllDenied(l: Locked, result: Record<string, unknown>) {
     const got = denials[i];
     assert.equal(got.tool, want.tool);
     assert.match(got.rule, want.rule, JSON.stringify(got));
-    assert.ok(got.input_summary.length > 0);
+    // The summary is the call's arguments as the model sent them (short, no secrets here).
+    assert.equal(got.input_summary, JSON.stringify(want.input), JSON.stringify(got));
+    assert.ok(got.reason.trim().length > 0, JSON.stringify(got));
   });
-  // The summaries name what was tried.
-  assert.match(denials[1].input_summary, /rm src\/keep\.txt/);
-  assert.match(denials[6].input_summary, /src\/link\.txt/);
-  assert.match(denials[8].input_summary, /127\.0\.0\.1:9\/exfiltrate/);
+  // The reasons say why, in terms of what was tried.
+  assert.match(denials[0].reason, /\bwrite\b/);
+  assert.match(denials[1].reason, /rm src\/keep\.txt|rm \*/);
+  assert.match(denials[8].reason, /127\.0\.0\.1/);
   assert.match(denials[10].reason, new RegExp(HOOK_REASON));
 }
 

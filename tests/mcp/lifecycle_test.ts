@@ -142,7 +142,7 @@ Deno.test("a lost HTTP session is re-initialised and the call retried", async ()
   try {
     await withManager({ web: { type: "http", url: server.url } }, async (m, logs) => {
       await runTool(m.tools(), "mcp_web_drop_sessions");
-      await new Promise((r) => setTimeout(r, 50));
+      await waitFor(() => server.sessionCount() === 0);
       assert.deepEqual(await runTool(m.tools(), "mcp_web_echo", { text: "again" }), {
         content: "again",
       });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { mock } from "node:test";
 import { openSessionStore } from "../../src/session/mod.ts";
 import { MAX_SNAPSHOT_DELAY_MS, snapshotDelay } from "../../src/session/jsonl_writer.ts";
 import { call, finish, msg, result, text, usage, warnings, withDataDir } from "./_helpers.ts";
@@ -90,12 +91,20 @@ Deno.test("streaming snapshots are debounced; flush writes at once", async () =>
     const h = await store.create({ cwd: "/" });
     const path = fileOf(dir, h.id);
     const m = msg("assistant", []);
-    for (let i = 0; i < 50; i++) {
-      m.parts = [text("x".repeat(i + 1))];
-      await h.saveMessage(m);
+    // Fake timers: the burst cannot outlast the debounce however slow the machine is.
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      for (let i = 0; i < 50; i++) {
+        m.parts = [text("x".repeat(i + 1))];
+        await h.saveMessage(m);
+      }
+      assert.equal((await lines(path)).length, 1, "nothing but the header before the timer");
+      mock.timers.tick(39);
+      assert.equal((await lines(path)).length, 1, "not before the debounce is over");
+      mock.timers.tick(1);
+    } finally {
+      mock.timers.reset();
     }
-    assert.equal((await lines(path)).length, 1, "nothing but the header before the timer");
-    await new Promise((r) => setTimeout(r, 120));
     const afterTimer = await lines(path);
     assert.equal(afterTimer.length, 2, "one line for the whole burst");
     assert.equal(afterTimer[1].message.parts[0].text.length, 50, "the newest snapshot");
