@@ -1,0 +1,163 @@
+/**
+ * The stream-json wire format as a schema: every event a run prints with
+ * `-o stream-json` (one JSON object a line, `"v": 1` first), and the `result` object
+ * that `-o json` prints alone. docs/events.schema.json is generated from it
+ * (`deno task schema:events`); tests check that file is current, that the schema
+ * and the event types in src/agent/events.ts describe the same objects, and that
+ * what real runs print validates against it. Objects are closed: a field added to an
+ * event without a line here fails those tests instead of going undocumented.
+ */
+import { z } from "zod";
+
+const Usage = z.strictObject({
+  input_tokens: z.int().nonnegative(),
+  output_tokens: z.int().nonnegative(),
+  cached_input_tokens: z.int().nonnegative().describe("Part of input_tokens"),
+  reasoning_tokens: z.int().nonnegative().optional().describe("Part of output_tokens"),
+  estimated: z.boolean().optional().describe("The provider sent no usage; mopac estimated it"),
+}).meta({ id: "usage" });
+
+const McpServerStatus = z.strictObject({
+  name: z.string(),
+  status: z.enum(["connected", "failed", "disabled"]),
+  tools: z.int().nonnegative(),
+  error: z.string().optional(),
+});
+
+const Denial = z.strictObject({
+  tool: z.string(),
+  tool_call_id: z.string(),
+  input_summary: z.string().describe("The call's arguments, secrets masked, at most a line"),
+  rule: z.string().describe('What refused it, e.g. "not_allowed", "bash.deny:rm *", "ban:network"'),
+  reason: z.string(),
+}).meta({ id: "denial" });
+
+const V = { v: z.literal(1).describe("Format version") };
+
+const Init = z.strictObject({
+  ...V,
+  type: z.literal("init"),
+  session_id: z.string().describe('"(not stored)" with --ephemeral'),
+  model: z.string().describe('"provider/model"'),
+  agent: z.string(),
+  cwd: z.string(),
+  tools: z.array(z.string()).describe("Names of the tools offered to the model"),
+  mcp_servers: z.array(McpServerStatus),
+});
+
+const Text = z.strictObject({
+  ...V,
+  type: z.literal("text"),
+  delta: z.string(),
+  message_id: z.string(),
+});
+
+const Reasoning = z.strictObject({
+  ...V,
+  type: z.literal("reasoning"),
+  delta: z.string(),
+  message_id: z.string(),
+});
+
+const ToolCall = z.strictObject({
+  ...V,
+  type: z.literal("tool_call"),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown().describe("The arguments as parsed from the model's JSON"),
+});
+
+const ToolResult = z.strictObject({
+  ...V,
+  type: z.literal("tool_result"),
+  id: z.string(),
+  name: z.string(),
+  is_error: z.boolean(),
+  denied: z.boolean(),
+  output: z.string().describe("What the model gets back, after truncation"),
+});
+
+const Retry = z.strictObject({
+  ...V,
+  type: z.literal("retry"),
+  attempt: z.int().min(2).describe("The attempt about to start"),
+  delay_ms: z.int().nonnegative(),
+  reason: z.string(),
+  message_id: z.string().describe("Drop the text streamed so far for this message"),
+});
+
+const Summarized = z.strictObject({
+  ...V,
+  type: z.literal("summarized"),
+  summary_message_id: z.string(),
+  tokens_before: z.int().nonnegative(),
+});
+
+const Turn = z.strictObject({
+  ...V,
+  type: z.literal("turn"),
+  n: z.int().positive(),
+  usage: Usage,
+  cost_usd: z.number().nonnegative(),
+});
+
+export const RESULT_SUBTYPES = [
+  "success",
+  "error_max_turns",
+  "error_budget",
+  "error_gate",
+  "error_agent",
+  "error_tool",
+  "cancelled",
+] as const;
+
+const Result = z.strictObject({
+  ...V,
+  type: z.literal("result"),
+  subtype: z.enum(RESULT_SUBTYPES),
+  is_error: z.boolean(),
+  exit_code: z.int().describe("The process's exit code (docs/exit-codes.md)"),
+  result: z.string().describe("The final answer's text"),
+  session_id: z.string().describe('"" when the run failed before a session existed'),
+  num_turns: z.int().nonnegative(),
+  usage: Usage,
+  cost_usd: z.number().nonnegative(),
+  duration_ms: z.int().nonnegative(),
+  denials: z.array(Denial),
+  structured_output: z.unknown().optional().describe("The parsed answer, with --output-schema"),
+  error: z.string().optional().describe("Why the run ended, when it did not succeed"),
+}).meta({ id: "result" });
+
+/** One line of `-o stream-json`. */
+export const WireEventSchema = z.discriminatedUnion("type", [
+  Init,
+  Text,
+  Reasoning,
+  ToolCall,
+  ToolResult,
+  Retry,
+  Summarized,
+  Turn,
+  Result,
+]);
+
+/** What `-o json` prints, and the last line of `-o stream-json`. */
+export const ResultObjectSchema = Result;
+
+export type WireEvent = z.output<typeof WireEventSchema>;
+
+/** JSON Schema (draft 2020-12) of one stream-json line; `$defs.result` is the json output. */
+export function eventsJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(WireEventSchema, { io: "output" });
+  return {
+    ...schema,
+    title: "mopac stream-json event (v1)",
+    description:
+      "One line of `mopac run -o stream-json`. `-o json` prints one object of the result variant.",
+  };
+}
+
+/** The file docs/events.schema.json holds, byte for byte. */
+export function eventsJsonSchemaText(): string {
+  return JSON.stringify(eventsJsonSchema(), null, 2) + "\n";
+}
