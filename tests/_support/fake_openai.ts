@@ -7,33 +7,88 @@
  *   assert.deepEqual(fake.rejected, []);  await fake.close();
  *
  * It refuses what api.openai.com refuses (fake_openai_validate.ts), answers each accepted
- * request with the next scripted turn (streamed or not, fake_openai_stream.ts), and records
- * every request. Each server has its own state, so tests can run in parallel.
+ * request with the next scripted turn (streamed or not, with faults: fake_openai_stream.ts),
+ * and records every request. Each server has its own state, so tests can run in parallel.
+ * At the end: plain-fetch and SDK helpers for the tests of the fake itself.
  */
-import { apiError, validateChatRequest } from "./fake_openai_validate.ts";
-import { completionBody, streamEvents } from "./fake_openai_stream.ts";
+import OpenAI from "openai";
+import {
+  apiError,
+  type OpenAIErrorObject,
+  type ParsedRequest,
+  validateChatRequest,
+} from "./fake_openai_validate.ts";
 import {
   actionBody,
+  completionBody,
+  type Fault,
   fixtureResponse,
+  type ScriptedToolCall,
+  type ScriptedTurn,
   sleep,
   statusFaultResponse,
   streamActions,
-} from "./fake_openai_write.ts";
-import type {
-  FakeOpenAI,
-  FakeOpenAIOptions,
+  streamEvents,
+  type TurnScript,
+} from "./fake_openai_stream.ts";
+
+export type { ChatMessageIn, OpenAIErrorObject, ParsedRequest } from "./fake_openai_validate.ts";
+export type {
   Fault,
-  OpenAIErrorObject,
-  ParsedRequest,
-  RecordedRequest,
-  RejectedRequest,
   ScriptedToolCall,
   ScriptedTurn,
+  ScriptedUsage,
+  StatusFault,
   TurnScript,
-} from "./fake_openai_types.ts";
-
-export type * from "./fake_openai_types.ts";
+} from "./fake_openai_stream.ts";
 export { apiError, validateChatRequest } from "./fake_openai_validate.ts";
+
+export interface FakeOpenAIOptions {
+  turns?: TurnScript;
+  /** When set, every request must carry `Authorization: Bearer <apiKey>` (else 401). */
+  apiKey?: string;
+  /** Ids listed by GET /v1/models. Default ["fake-model"]. */
+  models?: string[];
+  /** Reject unknown top-level request fields like api.openai.com does. Default false,
+   * because gateways (LiteLLM, OpenRouter) accept provider-specific extras. */
+  rejectUnknownParams?: boolean;
+}
+
+export interface RecordedRequest {
+  /** Arrival order of every request the server saw, from 0. */
+  index: number;
+  /** When the request arrived (Date.now() in the server's process, before its body was read). */
+  receivedAt: number;
+  method: string;
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The body parsed as JSON; undefined when it was not JSON (see rawBody). */
+  body: unknown;
+  rawBody: string;
+  /** Index of the scripted turn that answered it; undefined when none did. */
+  turn?: number;
+  /** The verdict: HTTP status the fake itself chose (fault turns keep 200 here) and the error. */
+  verdict: { ok: true } | { ok: false; status: number; error: OpenAIErrorObject };
+}
+
+export interface RejectedRequest {
+  index: number;
+  status: number;
+  error: OpenAIErrorObject;
+}
+
+export interface FakeOpenAI {
+  /** Base URL for clients, e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Requests the fake refused: validation (400), auth (401), no scripted turn (500). */
+  rejected: RejectedRequest[];
+  /** Bodies of the requests that were answered by a scripted turn, in order. */
+  turnRequests(): ParsedRequest[];
+  close(): Promise<void>;
+}
 
 /** A turn that answers with text. */
 export function scriptText(text: string, extra: Partial<ScriptedTurn> = {}): ScriptedTurn {
@@ -230,4 +285,47 @@ export async function withFakeOpenAI(
   } finally {
     await fake.close();
   }
+}
+
+// Helpers for the tests of the fake itself.
+
+/** POST /v1/chat/completions; a string body is sent as is (to test non-JSON bodies). */
+export function postChat(
+  fake: FakeOpenAI,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${fake.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** The `data:` payloads of an SSE body, in order (comments and event names dropped). */
+export function sseData(body: string): string[] {
+  return body.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) =>
+    l.slice(5).trimStart()
+  );
+}
+
+/** The parsed chunks of an SSE body, `[DONE]` and unparsable lines left out. */
+export function sseChunks(body: string): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const d of sseData(body)) {
+    try {
+      out.push(JSON.parse(d));
+    } catch { /* [DONE] or a malformed line: callers look at sseData for those */ }
+  }
+  return out;
+}
+
+/** An `openai` client on the fake, with the SDK's own retries and logging off. */
+export function openaiClient(fake: FakeOpenAI, apiKey = "test"): OpenAI {
+  return new OpenAI({ baseURL: fake.url, apiKey, maxRetries: 0, logLevel: "off" });
+}
+
+/** A minimal valid request body; `extra` is merged on top. */
+export function chatBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { model: "fake-model", messages: [{ role: "user", content: "hi" }], ...extra };
 }

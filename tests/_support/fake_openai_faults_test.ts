@@ -6,14 +6,8 @@ import {
   scriptToolCall,
   startFakeOpenAI,
   withFakeOpenAI,
-} from "../_support/fake_openai.ts";
-import {
-  chatBody,
-  openaiClient,
-  postChat,
-  sseChunks,
-  sseData,
-} from "../_support/fake_openai_client.ts";
+} from "./fake_openai.ts";
+import { chatBody, openaiClient, postChat, sseChunks, sseData } from "./fake_openai.ts";
 
 const streamBody = chatBody({ stream: true });
 

@@ -1,18 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  scriptFault,
-  scriptText,
-  scriptToolCall,
-  withFakeOpenAI,
-} from "../_support/fake_openai.ts";
-import {
-  chatBody,
-  openaiClient,
-  postChat,
-  sseChunks,
-  sseData,
-} from "../_support/fake_openai_client.ts";
-import { loadFixture } from "../_support/provider_fixtures.ts";
+import { scriptFault, scriptText, scriptToolCall, withFakeOpenAI } from "./fake_openai.ts";
+import { chatBody, openaiClient, postChat, sseChunks, sseData } from "./fake_openai.ts";
+import { loadFixture } from "./provider_fixtures.ts";
 
 // deno-lint-ignore no-explicit-any
 const delta = (c: any) => c.choices[0]?.delta ?? {};

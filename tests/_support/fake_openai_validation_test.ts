@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { scriptText, startFakeOpenAI } from "../_support/fake_openai.ts";
-import { chatBody, openaiClient, postChat } from "../_support/fake_openai_client.ts";
+import { scriptText, startFakeOpenAI } from "./fake_openai.ts";
+import { chatBody, openaiClient, postChat } from "./fake_openai.ts";
 
 const user = { role: "user", content: "hi" };
 const call = (id: string, args = "{}") => ({
