@@ -1,9 +1,8 @@
-/** Fakes for the edges of the agent loop: a scripted provider, a recording store, a clock. */
+/** Fakes for the edges of the agent loop: a scripted provider, a recording store, ids (the clock: fake_clock.ts). */
 import type { ChatRequest, Provider, ProviderTurn, StreamEvent } from "../../src/provider/types.ts";
 import type { Message, ToolCallPart } from "../../src/domain/message.ts";
 import type { SessionMeta, SessionWriter } from "../../src/session/types.ts";
 import type { ToolRunner, ToolRunResult } from "../../src/agent/tool_runner.ts";
-import type { Clock } from "../../src/util/clock.ts";
 
 export type ScriptStep =
   | { events: StreamEvent[]; turn: ProviderTurn }
@@ -124,20 +123,6 @@ export function memoryWriter(): SessionWriter & {
     },
   };
   return w;
-}
-
-export function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
-  let t = start;
-  return {
-    now: () => t,
-    sleep: (ms) => {
-      t += ms;
-      return Promise.resolve();
-    },
-    advance(ms) {
-      t += ms;
-    },
-  };
 }
 
 export function idSequence(): () => string {

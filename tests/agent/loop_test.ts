@@ -6,12 +6,12 @@ import { AgentError, BudgetError, GateError, InterruptedError } from "../../src/
 import {
   callStep,
   echoRunner,
-  fakeClock,
   idSequence,
   memoryWriter,
   scriptedProvider,
   textStep,
 } from "../_support/agent_fakes.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
 
 function setup(steps: Parameters<typeof scriptedProvider>[0], runner = echoRunner()) {
   const events: AgentEvent[] = [];

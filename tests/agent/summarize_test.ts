@@ -6,12 +6,12 @@ import { AgentError } from "../../src/util/errors.ts";
 import {
   callStep,
   echoRunner,
-  fakeClock,
   idSequence,
   memoryWriter,
   scriptedProvider,
   textStep,
 } from "../_support/agent_fakes.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
 
 function big(step: ReturnType<typeof callStep>, input: number) {
   if ("turn" in step) {

@@ -11,7 +11,14 @@ import {
 } from "../_support/provider_fixtures.ts";
 import { createProvider } from "../../src/provider/provider.ts";
 import type { ProviderTurn } from "../../src/provider/types.ts";
-import { collector, fakeClock, scriptedFetch, testModel, userRequest } from "./helpers.ts";
+import { collector, scriptedFetch, testModel, userRequest } from "./helpers.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
+
+/**
+ * The time the recordings were made: openrouter's 429 gives X-RateLimit-Reset as an
+ * absolute time, so the delay it asks for depends on "now".
+ */
+const RECORDED_AT = 1_754_667_634_000;
 
 export interface FixtureFacts {
   text: string;
@@ -85,7 +92,7 @@ export const isError = (f: RecordedResponse) => f.status >= 400 || isErrorFixtur
 export async function replay(f: RecordedResponse, chunkSize = 0): Promise<ProviderTurn> {
   const { fetch } = scriptedFetch([f], chunkSize);
   // The clock sits at the Date of the OpenRouter 429 capture so its reset epoch is in the future.
-  const p = createProvider(testModel(), { fetch, clock: fakeClock(), maxAttempts: 1 });
+  const p = createProvider(testModel(), { fetch, clock: fakeClock(RECORDED_AT), maxAttempts: 1 });
   return await p.complete(userRequest("x"), collector().onEvent);
 }
 

@@ -1,10 +1,9 @@
 /**
  * Shared pieces of the provider tests: a model, a fetch that serves recorded
  * responses (optionally in chunks of N bytes, as a real network may split them),
- * a fake clock that records the waits it was asked for, and event collection.
+ * and event collection (the fake clock is tests/_support/fake_clock.ts).
  */
 import type { ResolvedModel } from "../../src/catalog/types.ts";
-import type { Clock } from "../../src/util/clock.ts";
 import type { ChatRequest, StreamEvent } from "../../src/provider/types.ts";
 import type { ToolSpec } from "../../src/domain/message.ts";
 import type { RecordedResponse } from "../_support/provider_fixtures.ts";
@@ -127,21 +126,6 @@ export function httpError(status: number, body: unknown, headers: Record<string,
     status,
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
-  };
-}
-
-export function fakeClock(start = 1_754_667_634_000): Clock & { sleeps: number[] } {
-  let now = start;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => now,
-    sleep(ms: number, signal?: AbortSignal) {
-      if (signal?.aborted) return Promise.reject(signal.reason);
-      sleeps.push(ms);
-      now += ms;
-      return Promise.resolve();
-    },
   };
 }
 

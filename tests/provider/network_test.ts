@@ -4,8 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { createProvider } from "../../src/provider/provider.ts";
-import { collector, fakeClock, sse, testModel, userRequest } from "./helpers.ts";
+import { collector, sse, testModel, userRequest } from "./helpers.ts";
 import type { ResolvedModel } from "../../src/catalog/types.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
 
 const enc = new TextEncoder();
 const HELLO = [

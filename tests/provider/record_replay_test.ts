@@ -9,7 +9,6 @@ import { ProviderError } from "../../src/provider/errors.ts";
 import type { ChatRequest, StreamEvent } from "../../src/provider/types.ts";
 import {
   collector,
-  fakeClock,
   httpError,
   ok,
   scriptedFetch,
@@ -19,6 +18,7 @@ import {
   WEATHER_TOOL,
 } from "./helpers.ts";
 import { loadFixture } from "../_support/provider_fixtures.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
 
 const SECRET = "sk-test-secret-1234";
 const noNetwork: typeof fetch = () => {

@@ -9,7 +9,6 @@ import { ProviderError } from "../../src/provider/errors.ts";
 import { decideRetry, DEFAULT_RETRY_POLICY } from "../../src/provider/retry.ts";
 import {
   collector,
-  fakeClock,
   httpError,
   ok,
   type Scripted,
@@ -19,6 +18,7 @@ import {
   userRequest,
   WEATHER_TOOL,
 } from "./helpers.ts";
+import { fakeClock } from "../_support/fake_clock.ts";
 
 const TEXT_OK = ok(sse(
   { choices: [{ index: 0, delta: { content: "Hello" } }] },
