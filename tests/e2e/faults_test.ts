@@ -235,8 +235,10 @@ Deno.test("faults: Retry-After: 3600 fails fast with exit 5 and the reason", asy
       `Retry-After 3600: exit after ${wall} ms wall, ${afterRequest} ms after the request`,
     );
     assert.equal(r.code, 5, r.stderr);
-    assert.ok(wall < 2000, `took ${wall} ms`);
+    // One request and no retry: it gave up rather than wait. The bound is only a backstop,
+    // far below the 60 s mopac would wait at most, and far above a loaded machine's start.
     assert.equal(ws.fake.requests.length, 1);
+    assert.ok(wall < 30_000, `took ${wall} ms`);
     assert.match(r.stderr, /asks to wait 60 min, longer than the 60 s mopac waits/);
     assert.equal(r.stdout, "");
   } finally {

@@ -114,17 +114,18 @@ Deno.test("e2e limits: --max-cost stops with exit 4 (error_budget) and resumes",
 
 Deno.test("e2e limits: --timeout interrupts an in-flight request (exit 4, error_budget) and resumes", async () => {
   // The model starts answering, then stalls. Left alone it would finish with this
-  // text and exit 0 after the stall: exit 4 proves the request itself was cut.
-  const stalled = scriptFault({ stallAfterChunks: 2, stallMs: 8_000 }, {
+  // text and exit 0 after the stall: exit 4 proves the request itself was cut. The
+  // timeout leaves the first turn (a request and an `ls`) time even on a loaded machine.
+  const stalled = scriptFault({ stallAfterChunks: 2, stallMs: 120_000 }, {
     text: "a partial answer that never ends",
     chunkSize: 4,
   });
   const { first } = await stopsThenResumes({
     script: [busyTurn(), stalled],
-    flags: ["--timeout", "1s"],
+    flags: ["--timeout", "8s"],
     subtype: "error_budget",
     requests: 2,
-    error: /timeout reached \(1 s\)/,
+    error: /timeout reached \(8 s\)/,
   });
   assert.equal(first.result.num_turns, 1);
 });
