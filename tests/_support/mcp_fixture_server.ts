@@ -112,7 +112,7 @@ export function buildFixtureServer(hooks: { dropSessions?: () => void } = {}): M
   return server;
 }
 
-export interface FixtureHttp {
+export interface FixtureHttp extends AsyncDisposable {
   url: string;
   /** Sessions the server knows now (drop_sessions empties it shortly after answering). */
   sessionCount(): number;
@@ -188,14 +188,16 @@ export async function startFixtureHttp(
   const http = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const { port } = http.address() as AddressInfo;
+  const close = async () => {
+    dropSessions();
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  };
   return {
     url: `http://127.0.0.1:${port}/${kind === "sse" ? "sse" : "mcp"}`,
     sessionCount: () => sessions.size,
-    async close() {
-      dropSessions();
-      http.closeAllConnections();
-      await new Promise((resolve) => http.close(resolve));
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

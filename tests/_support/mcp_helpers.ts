@@ -42,14 +42,6 @@ export async function processesMatching(marker: string): Promise<string[]> {
     .filter((line) => line.includes(marker) && !line.includes("ps -eo"));
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 export function processGone(pid: number): boolean {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);

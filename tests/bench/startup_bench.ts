@@ -23,7 +23,7 @@ if (Deno.args[0] === "--probe-run-path") {
 
 const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
 const { scriptText } = await import("../_support/fake_openai.ts");
-const { FAKE_ENV, fakeWorkspace } = await import("../e2e/_workspace.ts");
+const { FAKE_ENV, workspace } = await import("../_support/workspace.ts");
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -173,7 +173,7 @@ async function evaluated(args: string[], cwd: string, env = {}): Promise<string[
   return [...new Set(found)];
 }
 
-const ws = await fakeWorkspace({ turns: () => scriptText("ok") });
+const ws = await workspace({ turns: () => scriptText("ok") });
 try {
   await Deno.writeTextFile(`${tmp}/empty.ts`, "");
   const mopac = (...args: string[]) => ["run", ...denoFlags({}), MAIN, ...args];

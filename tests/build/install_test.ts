@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { scriptText } from "../_support/fake_openai.ts";
 import { cleanDenoEnv, REPO } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "../e2e/_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -39,7 +39,7 @@ function registryEnv(): Record<string, string> {
 
 Deno.test("deno task install: the installed mopac runs --version and a run from any folder", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-install-" }));
-  const ws = await fakeWorkspace({ turns: [scriptText("installed and answering")] });
+  await using ws = await workspace({ turns: [scriptText("installed and answering")] });
   // The installed command is a shell script that starts `deno` from PATH.
   const env = {
     ...cleanDenoEnv(),
@@ -83,7 +83,6 @@ Deno.test("deno task install: the installed mopac runs --version and a run from 
     assert.equal(ws.fake.turnRequests().length, 1);
     assert.deepEqual(ws.fake.rejected, []);
   } finally {
-    await ws.close();
     await Deno.remove(root, { recursive: true });
   }
 });

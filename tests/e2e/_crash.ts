@@ -9,8 +9,8 @@ import {
   type ScriptedTurn,
   scriptText,
 } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, type Workspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import type { Workspace } from "../_support/workspace.ts";
 import {
   contentText,
   exists,
@@ -46,11 +46,7 @@ export async function killDuring(
   prompt: string,
   until: (live: LiveRun, file: string) => Promise<void>,
 ): Promise<Killed> {
-  const live = startLive(["run", "-o", "stream-json", prompt], {
-    cwd: ws.dir,
-    perms: ws.perms,
-    env: FAKE_ENV,
-  });
+  const live = startLive(ws.spawn(["run", "-o", "stream-json", prompt]));
   try {
     const init = await live.waitFor((e) => e.type === "init", "the init event");
     const id = init.session_id as string;
@@ -72,11 +68,7 @@ export async function continueAfterKill(k: Killed): Promise<ChatMessageIn[]> {
   assert.ok(await exists(lock), "the killed run left its lock file");
   assert.equal(JSON.parse(await Deno.readTextFile(lock)).pid, k.pid);
   const before = k.ws.fake.turnRequests().length;
-  const r = await runMopac(["run", "-o", "stream-json", "-C", "continue"], {
-    cwd: k.ws.dir,
-    perms: k.ws.perms,
-    env: FAKE_ENV,
-  });
+  const r = await k.ws.run(["run", "-o", "stream-json", "-C", "continue"]);
   assert.equal(r.code, 0, r.stderr);
   const ev = events(r.stdout);
   assert.equal(ev[0].session_id, k.id, "-C continued the killed session");
@@ -86,11 +78,7 @@ export async function continueAfterKill(k: Killed): Promise<ChatMessageIn[]> {
   assert.equal(sent.length, 1);
   assert.ok(!(await exists(lock)), "the resumed run released the lock");
   // The index agrees with the file again (the killed run may have left it behind).
-  const list = await runMopac(["sessions", "list", "--json"], {
-    cwd: k.ws.dir,
-    perms: k.ws.perms,
-    env: FAKE_ENV,
-  });
+  const list = await k.ws.run(["sessions", "list", "--json"]);
   assert.equal(list.code, 0, list.stderr);
   const [row] = JSON.parse(list.stdout);
   assert.equal(row.id, k.id);

@@ -80,7 +80,7 @@ export class Latch {
   }
 }
 
-/** Rewrites the workspace's mopac.json (written by fakeWorkspace). */
+/** Rewrites the workspace's mopac.json (written by workspace()). */
 export async function patchConfig(
   dir: string,
   // deno-lint-ignore no-explicit-any -- free-form JSON edited in place

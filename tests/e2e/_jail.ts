@@ -5,8 +5,8 @@
  * credential stores and an agent socket, and a run of scripted bash calls.
  */
 import { type ScriptedTurn, scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
 export interface Listener {
   port: number;
@@ -125,14 +125,13 @@ export async function runCalls(
   calls: BashCall[],
   opts: { args?: string[]; env?: Record<string, string>; read?: string[]; net?: string[] } = {},
 ) {
-  const r = await runMopac(["run", "-o", "stream-json", ...(opts.args ?? []), "go"], {
-    cwd: ws.dir,
+  const r = await ws.run(["run", "-o", "stream-json", ...(opts.args ?? []), "go"], {
     perms: {
       ...ws.perms,
       read: [...(ws.perms.read ?? []), ...(opts.read ?? [])],
       net: [...(ws.perms.net ?? []), ...(opts.net ?? [])],
     },
-    env: { ...FAKE_ENV, ...opts.env },
+    env: { ...opts.env },
   });
   const ev = events(r.stdout);
   const results = ev.filter((e) => e.type === "tool_result");
@@ -151,4 +150,4 @@ export function turnsFor(calls: BashCall[]): ScriptedTurn[] {
   ];
 }
 
-export { fakeWorkspace };
+export { workspace };

@@ -4,12 +4,9 @@
  * server request with a bound, SIGKILL it, and look at what it left on disk.
  */
 import type { ChatMessageIn, ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
-import { spawnMopac, type SpawnOptions } from "../_support/run_mopac.ts";
+import { WAIT_MS } from "../_support/wait.ts";
 
 export type Event = Record<string, unknown>;
-
-/** Every bounded wait in these tests; generous because 2 cores run many test files at once. */
-export const WAIT_MS = 20_000;
 
 export interface LiveRun {
   child: Deno.ChildProcess;
@@ -23,9 +20,11 @@ export interface LiveRun {
   done(): Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
-/** Starts `mopac <args>` (the args should ask for `-o stream-json`) and follows its stdout. */
-export function startLive(args: string[], opts: SpawnOptions): LiveRun {
-  const child = spawnMopac(args, opts);
+/**
+ * Follows the stdout of a started mopac (`ws.spawn([...])`, whose args should ask for
+ * `-o stream-json`).
+ */
+export function startLive(child: Deno.ChildProcess): LiveRun {
   const events: Event[] = [];
   let stdout = "";
   let stderr = "";
@@ -103,18 +102,6 @@ export function startLive(args: string[], opts: SpawnOptions): LiveRun {
       return { code: status.code, stdout, stderr };
     },
   };
-}
-
-/** Polls `cond` every 10 ms until it holds (bounded): for files another process writes. */
-export async function waitUntil(
-  cond: () => boolean | Promise<boolean>,
-  what: string,
-): Promise<void> {
-  const end = Date.now() + WAIT_MS;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** A promise with its resolve function outside (the fake server's turns function is sync). */

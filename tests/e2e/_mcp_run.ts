@@ -1,9 +1,8 @@
 /** Helpers of tests/e2e/mcp_run_test.ts: MCP workspaces, request views, process checks. */
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
-import type { Permissions } from "../_support/run_mopac.ts";
 import { FIXTURE, processesMatching } from "../_support/mcp_helpers.ts";
 import { DENO_RUN } from "../_support/deps.ts";
-import { fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
 export const DENO = Deno.execPath();
 
@@ -13,13 +12,10 @@ export async function mcpWorkspace(
   mcp: Record<string, unknown>,
   extra: { config?: Record<string, unknown>; net?: string[]; run?: string[] } = {},
 ): Promise<Workspace> {
-  const ws = await fakeWorkspace({ turns }, { mcp, ...extra.config });
-  const perms: Permissions = {
-    ...ws.perms,
-    net: [...ws.perms.net!, ...(extra.net ?? [])],
-    run: [...ws.perms.run!, DENO, ...(extra.run ?? [])],
-  };
-  return { ...ws, perms };
+  const ws = await workspace({ turns }, { mcp, ...extra.config });
+  ws.perms.net!.push(...(extra.net ?? []));
+  ws.perms.run!.push(DENO, ...(extra.run ?? []));
+  return ws;
 }
 
 export const toolNames = (req: ParsedRequest) =>

@@ -5,21 +5,17 @@
  */
 import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
-import { cleanDenoEnv, denoFlags, MAIN, type MopacRun, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { cleanDenoEnv, denoFlags, MAIN, type MopacRun } from "../_support/run_mopac.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
 async function withWs(fn: (ws: Workspace) => Promise<void>, turns = [scriptText("ok")]) {
-  const ws = await fakeWorkspace({ turns });
-  try {
-    await fn(ws);
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns });
+  await fn(ws);
 }
 
 function mopac(ws: Workspace, args: string[], stdin?: string): Promise<MopacRun> {
-  return runMopac(args, { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV, stdin });
+  return ws.run(args, { stdin });
 }
 
 function assertRefused(r: MopacRun, pattern: RegExp, what: string) {
@@ -111,11 +107,7 @@ Deno.test("adversarial: --record to a missing folder fails before the model acts
     const args = ["run", "--cwd", `${ws.dir}/sub`, "--config", `${ws.dir}/mopac.json`];
     // Write access to sub/ only, as `mopac sandbox` would compute for this cwd.
     const perms = { ...ws.perms, write: [`${ws.dir}/sub`] };
-    const rec = await runMopac([...args, "--record", "c.jsonl", "hi"], {
-      cwd: ws.dir,
-      perms,
-      env: FAKE_ENV,
-    });
+    const rec = await ws.run([...args, "--record", "c.jsonl", "hi"], { perms });
     assert.equal(rec.code, 0, rec.stderr);
     assert.ok((await Deno.stat(`${ws.dir}/sub/c.jsonl`)).size > 0, "recorded under --cwd");
   });

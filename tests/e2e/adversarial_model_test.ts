@@ -11,8 +11,8 @@ import {
   scriptToolCall,
   scriptToolCalls,
 } from "../_support/fake_openai.ts";
-import { events, type MopacRun, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { events, type MopacRun } from "../_support/run_mopac.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
 // Reported usage keeps the context estimate small, so no summary request interferes.
 const SMALL = { usage: { prompt_tokens: 300, completion_tokens: 20 } };
@@ -22,15 +22,11 @@ async function scripted(
   args: string[],
   fn: (r: MopacRun, ws: Workspace) => Promise<void> | void,
 ) {
-  const ws = await fakeWorkspace({ turns });
-  try {
-    const r = await runMopac(["run", ...args], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
-    assert.doesNotMatch(r.stderr, /internal error|\n\s+at .*\.ts:\d+/);
-    await fn(r, ws);
-    assert.deepEqual(ws.fake.rejected, [], "every request mopac sent was valid");
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns });
+  const r = await ws.run(["run", ...args]);
+  assert.doesNotMatch(r.stderr, /internal error|\n\s+at .*\.ts:\d+/);
+  await fn(r, ws);
+  assert.deepEqual(ws.fake.rejected, [], "every request mopac sent was valid");
 }
 
 function results(stdout: string) {
@@ -107,34 +103,29 @@ Deno.test("adversarial: 50 calls in one response, duplicate call ids and a 1 MB 
 });
 
 Deno.test("adversarial: an answer cut at the output limit is exit 5, printed, and resumable", async () => {
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [
       scriptText("The fix is to change", { ...SMALL, finish_reason: "length" }),
       scriptText("the timeout.", SMALL),
     ],
   });
-  try {
-    const opts = { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV };
-    const r = await runMopac(["run", "-o", "json", "fix it"], opts);
-    assert.equal(r.code, 5, r.stderr);
-    const result = JSON.parse(r.stdout);
-    assert.equal(result.subtype, "error_agent");
-    assert.equal(result.result, "The fix is to change", "the partial answer is kept");
-    assert.match(result.error, /cut off at its output token limit/);
+  const r = await ws.run(["run", "-o", "json", "fix it"]);
+  assert.equal(r.code, 5, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.equal(result.subtype, "error_agent");
+  assert.equal(result.result, "The fix is to change", "the partial answer is kept");
+  assert.match(result.error, /cut off at its output token limit/);
 
-    const again = await runMopac(["run", "-C", "go on"], opts);
-    assert.equal(again.code, 0, again.stderr);
-    assert.equal(again.stdout, "the timeout.\n");
-    const history = ws.fake.turnRequests()[1].messages.slice(1).map((m) => [m.role, m.content]);
-    assert.deepEqual(history, [
-      ["user", "fix it"],
-      ["assistant", "The fix is to change"],
-      ["user", "go on"],
-    ]);
-    assert.deepEqual(ws.fake.rejected, []);
-  } finally {
-    await ws.close();
-  }
+  const again = await ws.run(["run", "-C", "go on"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.stdout, "the timeout.\n");
+  const history = ws.fake.turnRequests()[1].messages.slice(1).map((m) => [m.role, m.content]);
+  assert.deepEqual(history, [
+    ["user", "fix it"],
+    ["assistant", "The fix is to change"],
+    ["user", "go on"],
+  ]);
+  assert.deepEqual(ws.fake.rejected, []);
 });
 
 Deno.test("adversarial: a filtered answer or a tool call without a name is no success", async () => {

@@ -5,12 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
-import { cleanDenoEnv, denoFlags, MAIN, runMopac, spawnMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { cleanDenoEnv, denoFlags, MAIN } from "../_support/run_mopac.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
-const run = (ws: Workspace, ...args: string[]) =>
-  runMopac(args, { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+const run = (ws: Workspace, ...args: string[]) => ws.run(args);
 
 /** Runs one session into the workspace and hands back its file. */
 async function firstSession(ws: Workspace): Promise<{ id: string; path: string }> {
@@ -34,38 +33,34 @@ const CAN_CHATTR = await chattr("+i", probe) && await chattr("-i", probe);
 await Deno.remove(probe);
 
 Deno.test("adversarial: a session file of garbage or cut in half still lists, shows and continues", async () => {
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [scriptText("first"), scriptText("second"), scriptText("third"), scriptText("fourth")],
   });
-  try {
-    for (const damage of ["garbage", "half"] as const) {
-      const { id, path } = await firstSession(ws);
-      const text = await Deno.readTextFile(path);
-      const damaged = damage === "garbage"
-        ? "\u0000garbage{{{\nnot json at all\n"
-        : text.slice(0, Math.floor(text.length / 2));
-      await Deno.writeTextFile(path, damaged);
+  for (const damage of ["garbage", "half"] as const) {
+    const { id, path } = await firstSession(ws);
+    const text = await Deno.readTextFile(path);
+    const damaged = damage === "garbage"
+      ? "\u0000garbage{{{\nnot json at all\n"
+      : text.slice(0, Math.floor(text.length / 2));
+    await Deno.writeTextFile(path, damaged);
 
-      const list = await run(ws, "sessions", "list");
-      assert.equal(list.code, 0, list.stderr);
-      assert.match(list.stderr, /malformed|torn/, `${damage}: the damage is reported`);
-      const show = await run(ws, "sessions", "show", id);
-      assert.equal(show.code, 0, show.stderr);
-      const more = await run(ws, "run", "-s", id, "go on");
-      assert.equal(more.code, 0, more.stderr);
-      assert.ok((await Deno.readTextFile(path)).startsWith(damaged), `${damage}: nothing lost`);
-    }
-    assert.deepEqual(ws.fake.rejected, [], "the repaired history is one the API accepts");
-  } finally {
-    await ws.close();
+    const list = await run(ws, "sessions", "list");
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stderr, /malformed|torn/, `${damage}: the damage is reported`);
+    const show = await run(ws, "sessions", "show", id);
+    assert.equal(show.code, 0, show.stderr);
+    const more = await run(ws, "run", "-s", id, "go on");
+    assert.equal(more.code, 0, more.stderr);
+    assert.ok((await Deno.readTextFile(path)).startsWith(damaged), `${damage}: nothing lost`);
   }
+  assert.deepEqual(ws.fake.rejected, [], "the repaired history is one the API accepts");
 });
 
 Deno.test({
   name: "adversarial: an unwritable session is exit 2 naming the file, not an internal error",
   ignore: !CAN_CHATTR,
   fn: async () => {
-    const ws = await fakeWorkspace({ turns: [scriptText("first")] });
+    await using ws = await workspace({ turns: [scriptText("first")] });
     let path = "";
     try {
       const first = await firstSession(ws);
@@ -84,68 +79,59 @@ Deno.test({
       assert.equal(ws.fake.requests.length, 1);
     } finally {
       if (path) await chattr("-i", path);
-      await ws.close();
     }
   },
 });
 
 Deno.test("adversarial: a reader closing the pipe early (| head -c 5) ends cleanly and the session keeps all", async () => {
   const answer = "0123456789".repeat(20_000);
-  const ws = await fakeWorkspace({ turns: [scriptText(answer, { chunkSize: 100 })] });
-  try {
-    const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "hi"]
-      .map((a) => `'${a}'`).join(" ");
-    const out = await new Deno.Command("bash", {
-      args: ["-c", `${mopac} | head -c 5; echo " exit=\${PIPESTATUS[0]}" >&2`],
-      cwd: ws.dir,
-      clearEnv: true,
-      env: { ...cleanDenoEnv(), ...FAKE_ENV },
-    }).output();
-    const stderr = new TextDecoder().decode(out.stderr);
-    assert.equal(new TextDecoder().decode(out.stdout), "01234");
-    assert.equal(stderr.trim(), "exit=0");
-    const [file] = [...Deno.readDirSync(`${ws.dir}/.mopac/sessions`)]
-      .filter((e) => e.name.endsWith(".jsonl"));
-    const saved = await Deno.readTextFile(`${ws.dir}/.mopac/sessions/${file.name}`);
-    assert.ok(saved.includes(answer), "the whole answer is in the session");
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns: [scriptText(answer, { chunkSize: 100 })] });
+  const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "hi"]
+    .map((a) => `'${a}'`).join(" ");
+  const out = await new Deno.Command("bash", {
+    args: ["-c", `${mopac} | head -c 5; echo " exit=\${PIPESTATUS[0]}" >&2`],
+    cwd: ws.dir,
+    clearEnv: true,
+    env: { ...cleanDenoEnv(), ...FAKE_ENV },
+  }).output();
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(new TextDecoder().decode(out.stdout), "01234");
+  assert.equal(stderr.trim(), "exit=0");
+  const [file] = [...Deno.readDirSync(`${ws.dir}/.mopac/sessions`)]
+    .filter((e) => e.name.endsWith(".jsonl"));
+  const saved = await Deno.readTextFile(`${ws.dir}/.mopac/sessions/${file.name}`);
+  assert.ok(saved.includes(answer), "the whole answer is in the session");
 });
 
 Deno.test("adversarial: with NO_COLOR unset stdout is the plain answer; -q leaves stderr empty on success", async () => {
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [
       { tool_calls: [{ name: "bash", arguments: { command: "ls --color=always; echo done" } }] },
       { fault: { status: 500 } },
       scriptText("all done"),
     ],
   });
-  try {
-    const env: Record<string, string> = { ...cleanDenoEnv(), ...FAKE_ENV, TERM: "xterm-256color" };
-    delete env.NO_COLOR;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "-q", "list"],
-      cwd: ws.dir,
-      clearEnv: true,
-      env,
-    }).output();
-    const [stdout, stderr] = [out.stdout, out.stderr].map((b) => new TextDecoder().decode(b));
-    assert.equal(out.code, 0, stderr);
-    assert.equal(stdout, "all done\n");
-    assert.equal(stderr, "", "a tool call and a retry, yet -q prints nothing");
-  } finally {
-    await ws.close();
-  }
+  const env: Record<string, string> = { ...cleanDenoEnv(), ...FAKE_ENV, TERM: "xterm-256color" };
+  delete env.NO_COLOR;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...DENO_RUN, ...denoFlags(ws.perms), MAIN, "run", "-q", "list"],
+    cwd: ws.dir,
+    clearEnv: true,
+    env,
+  }).output();
+  const [stdout, stderr] = [out.stdout, out.stderr].map((b) => new TextDecoder().decode(b));
+  assert.equal(out.code, 0, stderr);
+  assert.equal(stdout, "all done\n");
+  assert.equal(stderr, "", "a tool call and a retry, yet -q prints nothing");
 });
 
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
   Deno.test(`adversarial: ${signal} while text streams: exit ${code}, the partial line ends, resume works`, async () => {
     const long = "partial answer that keeps going ".repeat(200);
-    const ws = await fakeWorkspace({
+    await using ws = await workspace({
       turns: [scriptText(long, { chunkSize: 8, delayMs: 20 }), scriptText("resumed")],
     });
-    const child = spawnMopac(["run", "hi"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const child = ws.spawn(["run", "hi"]);
     try {
       const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
       let stdout = "";
@@ -175,7 +161,6 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       try {
         child.kill("SIGKILL");
       } catch { /* already ended */ }
-      await ws.close();
     }
   });
 }

@@ -13,9 +13,10 @@ import {
   scriptFault,
   scriptText,
   scriptToolCall,
+  type TurnScript,
 } from "../_support/fake_openai.ts";
-import { events, REPO, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { events, REPO } from "../_support/run_mopac.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
 const SCHEMA_FILE = `${REPO}docs/events.schema.json`;
 
@@ -51,22 +52,18 @@ function routed(main: (n: number) => ReturnType<typeof scriptText>) {
 }
 
 async function run(ws: Workspace, args: string[]) {
-  const r = await runMopac(["run", ...args], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+  const r = await ws.run(["run", ...args]);
   assert.deepEqual(ws.fake.rejected, []);
   return r;
 }
 
 async function withWorkspace<T>(
-  turns: Parameters<typeof fakeWorkspace>[0]["turns"],
+  turns: TurnScript,
   config: Record<string, unknown>,
   fn: (ws: Workspace) => Promise<T>,
 ): Promise<T> {
-  const ws = await fakeWorkspace({ models: ["fake-model", "fake-small"], turns }, config);
-  try {
-    return await fn(ws);
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ models: ["fake-model", "fake-small"], turns }, config);
+  return await fn(ws);
 }
 
 Deno.test("every line real runs print validates against docs/events.schema.json", async () => {

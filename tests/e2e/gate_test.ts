@@ -11,11 +11,11 @@ import {
   scriptToolCall,
   scriptToolCalls,
 } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
-interface Locked {
+interface Locked extends AsyncDisposable {
   ws: Workspace;
   outside: string;
   close(): Promise<void>;
@@ -89,7 +89,7 @@ const allowed = (): ScriptedTurn[] => [
 async function lockedWorkspace(): Promise<Locked & { script: ScriptedTurn[] }> {
   const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-outside-" }));
   const turns: ScriptedTurn[] = [];
-  const ws = await fakeWorkspace({ turns }, {
+  const ws = await workspace({ turns }, {
     agents: {
       locked: {
         allowed_tools: ["bash", "view", "edit", "ls", "fetch"],
@@ -118,14 +118,16 @@ async function lockedWorkspace(): Promise<Locked & { script: ScriptedTurn[] }> {
   ws.perms.read!.push(outside);
   ws.perms.write!.push(outside);
   ws.perms.run!.push(Deno.execPath());
+  const close = async () => {
+    await ws.close();
+    await Deno.remove(outside, { recursive: true }).catch(() => {});
+  };
   return {
     ws,
     outside,
     script,
-    close: async () => {
-      await ws.close();
-      await Deno.remove(outside, { recursive: true }).catch(() => {});
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 
@@ -147,7 +149,7 @@ async function assertNothingHappened(l: Locked) {
 async function runLocked(l: Locked, onDeny?: string) {
   const args = ["run", "-a", "locked", "-o", "stream-json", "try everything"];
   if (onDeny) args.splice(1, 0, "--on-deny", onDeny);
-  const r = await runMopac(args, { cwd: l.ws.dir, perms: l.ws.perms, env: FAKE_ENV });
+  const r = await l.ws.run(args);
   const ev = events(r.stdout);
   return { ...r, ev, init: ev[0], result: ev.at(-1)! };
 }
@@ -180,70 +182,58 @@ function assertAllDenied(l: Locked, result: Record<string, unknown>) {
 }
 
 Deno.test("e2e gate: every forbidden action is refused and recorded; --on-deny continue exits 0", async () => {
-  const l = await lockedWorkspace();
-  try {
-    const r = await runLocked(l);
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.result.subtype, "success");
-    assertAllDenied(l, r.result);
-    await assertNothingHappened(l);
-    // Not offered: write, multiedit, the MCP tool outside allowed_mcp.
-    const tools = r.init.tools as string[];
-    assert.deepEqual(tools, ["bash", "edit", "fetch", "ls", "mcp_fx_echo", "view"]);
-    // Every call reached the model as a denied tool result; the allowed ones ran.
-    const results = r.ev.filter((e) => e.type === "tool_result");
-    assert.equal(results.filter((e) => e.denied === true).length, forbidden(l.outside).length);
-    assert.equal(await Deno.readTextFile(`${l.ws.dir}/src/made.txt`), "ok\n");
-    const echo = results.find((e) => e.name === "mcp_fx_echo")!;
-    assert.equal(echo.is_error, false);
-    assert.match(echo.output as string, /echo allowed/);
-    assert.deepEqual(l.ws.fake.rejected, []);
-    assert.equal(l.ws.fake.turnRequests().length, l.script.length);
-    // The model never saw the tools it may not use.
-    const offered = l.ws.fake.turnRequests()[0].tools!.map((t) => t.function.name).sort();
-    assert.deepEqual(offered, tools);
-    // The session keeps the denials too.
-    const session = await sessionText(l.ws.dir);
-    const recorded = session.split("\n").filter((line) => line.includes('"denial"'));
-    assert.equal(recorded.length, forbidden(l.outside).length);
-  } finally {
-    await l.close();
-  }
+  await using l = await lockedWorkspace();
+  const r = await runLocked(l);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.result.subtype, "success");
+  assertAllDenied(l, r.result);
+  await assertNothingHappened(l);
+  // Not offered: write, multiedit, the MCP tool outside allowed_mcp.
+  const tools = r.init.tools as string[];
+  assert.deepEqual(tools, ["bash", "edit", "fetch", "ls", "mcp_fx_echo", "view"]);
+  // Every call reached the model as a denied tool result; the allowed ones ran.
+  const results = r.ev.filter((e) => e.type === "tool_result");
+  assert.equal(results.filter((e) => e.denied === true).length, forbidden(l.outside).length);
+  assert.equal(await Deno.readTextFile(`${l.ws.dir}/src/made.txt`), "ok\n");
+  const echo = results.find((e) => e.name === "mcp_fx_echo")!;
+  assert.equal(echo.is_error, false);
+  assert.match(echo.output as string, /echo allowed/);
+  assert.deepEqual(l.ws.fake.rejected, []);
+  assert.equal(l.ws.fake.turnRequests().length, l.script.length);
+  // The model never saw the tools it may not use.
+  const offered = l.ws.fake.turnRequests()[0].tools!.map((t) => t.function.name).sort();
+  assert.deepEqual(offered, tools);
+  // The session keeps the denials too.
+  const session = await sessionText(l.ws.dir);
+  const recorded = session.split("\n").filter((line) => line.includes('"denial"'));
+  assert.equal(recorded.length, forbidden(l.outside).length);
 });
 
 Deno.test("e2e gate: --on-deny fail goes on and exits 3", async () => {
-  const l = await lockedWorkspace();
-  try {
-    const r = await runLocked(l, "fail");
-    assert.equal(r.code, 3, r.stderr);
-    assert.equal(r.result.subtype, "error_gate");
-    assert.equal(r.result.exit_code, 3);
-    assertAllDenied(l, r.result);
-    await assertNothingHappened(l);
-    assert.equal(l.ws.fake.turnRequests().length, l.script.length);
-    assert.deepEqual(l.ws.fake.rejected, []);
-  } finally {
-    await l.close();
-  }
+  await using l = await lockedWorkspace();
+  const r = await runLocked(l, "fail");
+  assert.equal(r.code, 3, r.stderr);
+  assert.equal(r.result.subtype, "error_gate");
+  assert.equal(r.result.exit_code, 3);
+  assertAllDenied(l, r.result);
+  await assertNothingHappened(l);
+  assert.equal(l.ws.fake.turnRequests().length, l.script.length);
+  assert.deepEqual(l.ws.fake.rejected, []);
 });
 
 Deno.test("e2e gate: --on-deny stop ends at the first denial with exit 3", async () => {
-  const l = await lockedWorkspace();
-  try {
-    const r = await runLocked(l, "stop");
-    assert.equal(r.code, 3, r.stderr);
-    assert.equal(r.result.subtype, "error_gate");
-    const denials = r.result.denials as Denials;
-    assert.equal(denials.length, 1);
-    assert.equal(denials[0].tool, "write");
-    assert.equal(denials[0].rule, "not_allowed");
-    await assertNothingHappened(l);
-    // No request after the one that made the forbidden call.
-    assert.equal(l.ws.fake.requests.length, 1);
-    assert.deepEqual(l.ws.fake.rejected, []);
-  } finally {
-    await l.close();
-  }
+  await using l = await lockedWorkspace();
+  const r = await runLocked(l, "stop");
+  assert.equal(r.code, 3, r.stderr);
+  assert.equal(r.result.subtype, "error_gate");
+  const denials = r.result.denials as Denials;
+  assert.equal(denials.length, 1);
+  assert.equal(denials[0].tool, "write");
+  assert.equal(denials[0].rule, "not_allowed");
+  await assertNothingHappened(l);
+  // No request after the one that made the forbidden call.
+  assert.equal(l.ws.fake.requests.length, 1);
+  assert.deepEqual(l.ws.fake.rejected, []);
 });
 
 // --- choosing and narrowing a profile -------------------------------------------------
@@ -252,29 +242,21 @@ async function initTools(
   args: string[],
   config: Record<string, unknown> = {},
 ): Promise<{ code: number; stderr: string; tools?: string[]; requests: number }> {
-  const ws = await fakeWorkspace({ turns: [scriptText("ok")] }, config);
-  try {
-    const r = await runMopac(["run", "-o", "stream-json", ...args, "hi"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    const ev = events(r.stdout);
-    const init = ev.find((e) => e.type === "init");
-    if (r.code === 0) {
-      // What the model was offered is what init says.
-      const offered = ws.fake.turnRequests()[0].tools?.map((t) => t.function.name).sort() ?? [];
-      assert.deepEqual(offered, init?.tools);
-    }
-    return {
-      code: r.code,
-      stderr: r.stderr,
-      tools: init?.tools as string[] | undefined,
-      requests: ws.fake.requests.length,
-    };
-  } finally {
-    await ws.close();
+  await using ws = await workspace({ turns: [scriptText("ok")] }, config);
+  const r = await ws.run(["run", "-o", "stream-json", ...args, "hi"]);
+  const ev = events(r.stdout);
+  const init = ev.find((e) => e.type === "init");
+  if (r.code === 0) {
+    // What the model was offered is what init says.
+    const offered = ws.fake.turnRequests()[0].tools?.map((t) => t.function.name).sort() ?? [];
+    assert.deepEqual(offered, init?.tools);
   }
+  return {
+    code: r.code,
+    stderr: r.stderr,
+    tools: init?.tools as string[] | undefined,
+    requests: ws.fake.requests.length,
+  };
 }
 
 const PROFILES = {

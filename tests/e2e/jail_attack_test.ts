@@ -10,16 +10,16 @@ import assert from "node:assert/strict";
 import { noJail } from "../_support/jail.ts";
 import {
   type BashCall,
-  fakeWorkspace,
   hostileHome,
   listen,
   outsideTmp,
   runCalls,
   turnsFor,
   watchUnix,
+  workspace,
 } from "./_jail.ts";
 import { REDACTED } from "../../src/secrets/redactor.ts";
-import { FAKE_ENV } from "./_workspace.ts";
+import { FAKE_ENV } from "../_support/workspace.ts";
 
 const MARKER = `jail-secret-${crypto.randomUUID().slice(0, 8)}`;
 const CI_SECRET = `ci-token-${crypto.randomUUID()}`;
@@ -143,7 +143,7 @@ Deno.test({
       },
     ];
 
-    const ws = await fakeWorkspace({ turns: turnsFor(calls) }, {
+    await using ws = await workspace({ turns: turnsFor(calls) }, {
       agents: { coder: { paths: { deny: [".env", "*.pem"] } } },
     });
     try {
@@ -216,7 +216,6 @@ Deno.test({
       assert.match(out("after-kill"), /alive-again\n\/usr\/bin\/bwrap|alive-again\nbwrap/);
       assert.match(r.stderr, /the jail ended .*starting a new one/);
     } finally {
-      await ws.close();
       await tcp.close();
       await wide.close();
       socket.close();

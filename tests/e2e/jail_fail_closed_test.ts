@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { noJail } from "../_support/jail.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 
 /** A PATH with bash and nothing else: bwrap is "not installed". */
 async function pathWithout(): Promise<{ dir: string; path: string }> {
@@ -38,10 +38,8 @@ function run(
   env: Record<string, string> = {},
   extraEnv: string[] = [],
 ) {
-  return runMopac(["run", ...args], {
-    cwd: ws.dir,
-    perms: { ...ws.perms, env: [...(ws.perms.env as string[]), ...extraEnv] },
-    // The jail is on unless a test says otherwise (the e2e support turns it off where
+  return ws.run(["run", ...args], {
+    perms: { ...ws.perms, env: [...(ws.perms.env as string[]), ...extraEnv] }, // The jail is on unless a test says otherwise (the e2e support turns it off where
     // no jail works; these tests simulate that themselves).
     env: { ...FAKE_ENV, MOPAC_SANDBOX: "", ...env },
   });
@@ -54,7 +52,7 @@ const bashTurns = () => (req: { messages: Array<{ role: string }> }) =>
     : scriptToolCall("bash", { command: "echo unjailed-ok" });
 
 Deno.test("jail fail-closed: bwrap not installed is exit 2 naming the cause and both fixes", async () => {
-  const ws = await fakeWorkspace({ turns: bashTurns() });
+  await using ws = await workspace({ turns: bashTurns() });
   const { dir, path } = await pathWithout();
   try {
     const r = await run(ws, ["-o", "json", "hi"], { PATH: path });
@@ -74,13 +72,12 @@ Deno.test("jail fail-closed: bwrap not installed is exit 2 naming the cause and 
     const result = ev.find((e) => e.type === "tool_result") as { output: string };
     assert.match(result.output, /unjailed-ok/);
   } finally {
-    await ws.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("jail fail-closed: user namespaces refused is exit 2 naming the sysctl fix", async () => {
-  const ws = await fakeWorkspace({ turns: bashTurns() });
+  await using ws = await workspace({ turns: bashTurns() });
   const { dir, path } = await pathRefusingUserns();
   try {
     const r = await run(ws, ["hi"], { PATH: path });
@@ -90,13 +87,12 @@ Deno.test("jail fail-closed: user namespaces refused is exit 2 naming the sysctl
     assert.match(r.stderr, /--sandbox off/);
     assert.equal(ws.fake.requests.length, 0);
   } finally {
-    await ws.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("jail fail-closed: project config cannot turn the jail off; the operator can", async () => {
-  const ws = await fakeWorkspace({ turns: bashTurns() }, { options: { sandbox: "off" } });
+  await using ws = await workspace({ turns: bashTurns() }, { options: { sandbox: "off" } });
   const { dir, path } = await pathWithout();
   const home = await Deno.makeTempDir({ prefix: "mopac-home-" });
   try {
@@ -111,57 +107,49 @@ Deno.test("jail fail-closed: project config cannot turn the jail off; the operat
 
     await Deno.mkdir(`${home}/mopac`);
     await Deno.writeTextFile(`${home}/mopac/mopac.json`, '{"options": {"sandbox": "off"}}');
-    const byUser = await runMopac(["run", "hi"], {
-      cwd: ws.dir,
+    const byUser = await ws.run(["run", "hi"], {
       perms: {
         ...ws.perms,
         read: [...ws.perms.read!, home],
         env: [...(ws.perms.env as string[]), "XDG_CONFIG_HOME"],
       },
-      env: { ...FAKE_ENV, MOPAC_SANDBOX: "", PATH: path, XDG_CONFIG_HOME: home },
+      env: { MOPAC_SANDBOX: "", PATH: path, XDG_CONFIG_HOME: home },
     });
     assert.equal(byUser.code, 0, byUser.stderr);
     assert.match(byUser.stderr, /--sandbox off/);
   } finally {
-    await ws.close();
     await Deno.remove(dir, { recursive: true });
     await Deno.remove(home, { recursive: true });
   }
 });
 
 Deno.test("jail fail-closed: a run without bash never looks for a jail", async () => {
-  const ws = await fakeWorkspace({ turns: [scriptText("done")] });
+  await using ws = await workspace({ turns: [scriptText("done")] });
   const { dir, path } = await pathWithout();
   try {
-    const r = await runMopac(["run", "--tools", "view,ls", "-o", "stream-json", "hi"], {
-      cwd: ws.dir,
+    const r = await ws.run(["run", "--tools", "view,ls", "-o", "stream-json", "hi"], {
       perms: { ...ws.perms, run: [] },
-      env: { ...FAKE_ENV, MOPAC_SANDBOX: "", PATH: path },
+      env: { MOPAC_SANDBOX: "", PATH: path },
     });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(events(r.stdout)[0].sandbox, { backend: "none", network: "none" });
   } finally {
-    await ws.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("jail fail-closed: --sandbox takes on or off only", async () => {
-  const ws = await fakeWorkspace({ turns: [] });
-  try {
-    const r = await run(ws, ["--sandbox", "maybe", "hi"]);
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /--sandbox takes on or off, got 'maybe'/);
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns: [] });
+  const r = await run(ws, ["--sandbox", "maybe", "hi"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--sandbox takes on or off, got 'maybe'/);
 });
 
 Deno.test({
   name: "jail: --dry-run, init and `sandbox --check` name the backend and the network mode",
   ignore: noJail("what the jail reports"),
   async fn() {
-    const ws = await fakeWorkspace({ turns: [] }, {
+    await using ws = await workspace({ turns: [] }, {
       agents: {
         net: { allowed_tools: ["bash"], bash: { network: { hosts: ["registry.npmjs.org"] } } },
       },
@@ -175,21 +163,13 @@ Deno.test({
       assert.equal(described.sandbox.network, "none");
       assert.match(described.sandbox.version, /^\d+\.\d+/);
 
-      const check = await runMopac(["sandbox", "--check", "-a", "net"], {
-        cwd: ws.dir,
-        perms: ws.perms,
-        env: FAKE_ENV,
-      });
+      const check = await ws.run(["sandbox", "--check", "-a", "net"]);
       assert.equal(check.code, 0, check.stderr);
       assert.match(check.stdout, /^backend: bwrap \d+\.\d+/m);
       assert.match(check.stdout, /^probe: ok$/m);
       assert.match(check.stdout, /^network: hosts \(registry\.npmjs\.org\)$/m);
 
-      const flags = await runMopac(["sandbox", "-a", "net"], {
-        cwd: ws.dir,
-        perms: ws.perms,
-        env: FAKE_ENV,
-      });
+      const flags = await ws.run(["sandbox", "-a", "net"]);
       assert.equal(flags.code, 0, flags.stderr);
       assert.match(flags.stdout, /--allow-run=bash,bwrap/);
       assert.match(
@@ -197,24 +177,19 @@ Deno.test({
         /--allow-net=127\.0\.0\.1:0,127\.0\.0\.1:\d+,registry\.npmjs\.org/,
       );
 
-      const broken = await runMopac(["sandbox", "--check"], {
-        cwd: ws.dir,
-        perms: ws.perms,
-        env: { ...FAKE_ENV, PATH: path },
-      });
+      const broken = await ws.run(["sandbox", "--check"], { env: { PATH: path } });
       assert.equal(broken.code, 2);
       assert.match(broken.stdout, /^probe: failed$/m);
       assert.match(broken.stdout, /^cause: .*bubblewrap \(bwrap\) is not installed/m);
       assert.match(broken.stdout, /^fix: install bubblewrap.*--sandbox off/m);
     } finally {
-      await ws.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
 });
 
 Deno.test("jail fail-closed: a bubblewrap too old for --disable-userns is named", async () => {
-  const ws = await fakeWorkspace({ turns: bashTurns() });
+  await using ws = await workspace({ turns: bashTurns() });
   const { dir, path } = await pathWithout();
   try {
     await Deno.writeTextFile(
@@ -227,7 +202,6 @@ Deno.test("jail fail-closed: a bubblewrap too old for --disable-userns is named"
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /bubblewrap 0\.8 or newer/);
   } finally {
-    await ws.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { noSocat } from "../_support/jail.ts";
-import { type BashCall, fakeWorkspace, runCalls, turnsFor } from "./_jail.ts";
+import { type BashCall, runCalls, turnsFor, workspace } from "./_jail.ts";
 
 function serve(body: string): { port: number; hits: string[]; close: () => Promise<void> } {
   const hits: string[] = [];
@@ -56,7 +56,7 @@ Deno.test({
           "2>&1 || echo no-python",
       },
     ];
-    const ws = await fakeWorkspace({ turns: turnsFor(calls) }, {
+    await using ws = await workspace({ turns: turnsFor(calls) }, {
       agents: { coder: { bash: { network: { hosts: [allowed] } } } },
     });
     try {
@@ -82,7 +82,6 @@ Deno.test({
         /jail proxy: refused 127\.0\.0\.1:\d+ \(not in bash\.network\.hosts\)/,
       );
     } finally {
-      await ws.close();
       await registry.close();
       await other.close();
     }

@@ -6,8 +6,9 @@
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { noJail } from "../_support/jail.ts";
-import { startLive, waitUntil } from "./_live.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { startLive } from "./_live.ts";
+import { waitFor } from "../_support/wait.ts";
+import { workspace } from "../_support/workspace.ts";
 
 /** Host processes whose command line holds `marker`. */
 async function processesWith(marker: string): Promise<string[]> {
@@ -22,7 +23,7 @@ Deno.test({
   ignore: noJail("SIGKILL of mopac ends the jail"),
   async fn() {
     const marker = `mopac-survivor-${crypto.randomUUID().slice(0, 8)}`;
-    const ws = await fakeWorkspace({
+    await using ws = await workspace({
       turns: [
         scriptToolCall("bash", {
           command: `exec -a ${marker}-job sleep 300`,
@@ -36,11 +37,7 @@ Deno.test({
         scriptText("never seen", { delayMs: 60_000 }),
       ],
     });
-    const live = startLive(["run", "-o", "stream-json", "start things"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const live = startLive(ws.spawn(["run", "-o", "stream-json", "start things"]));
     try {
       await live.waitFor(
         (e) =>
@@ -48,13 +45,12 @@ Deno.test({
           live.events.filter((x) => x.type === "tool_result").length === 3,
         "three tool results",
       );
-      await waitUntil(async () => (await processesWith(marker)).length >= 3, "three sleepers");
+      await waitFor(async () => (await processesWith(marker)).length >= 3, "three sleepers");
       await live.kill();
-      await waitUntil(async () => (await processesWith(marker)).length === 0, "no survivor");
+      await waitFor(async () => (await processesWith(marker)).length === 0, "no survivor");
       assert.deepEqual(await processesWith(marker), []);
     } finally {
       await live.kill();
-      await ws.close();
     }
   },
 });
@@ -64,7 +60,7 @@ Deno.test({
   ignore: noJail("a finished run ends its jail"),
   async fn() {
     const marker = `mopac-leftover-${crypto.randomUUID().slice(0, 8)}`;
-    const ws = await fakeWorkspace({
+    await using ws = await workspace({
       turns: [
         scriptToolCall("bash", {
           command: `exec -a ${marker}-job sleep 300`,
@@ -74,17 +70,9 @@ Deno.test({
         scriptText("done"),
       ],
     });
-    try {
-      const live = startLive(["run", "-o", "stream-json", "start things"], {
-        cwd: ws.dir,
-        perms: ws.perms,
-        env: FAKE_ENV,
-      });
-      const end = await live.done();
-      assert.equal(end.code, 0, end.stderr);
-      assert.deepEqual(await processesWith(marker), []);
-    } finally {
-      await ws.close();
-    }
+    const live = startLive(ws.spawn(["run", "-o", "stream-json", "start things"]));
+    const end = await live.done();
+    assert.equal(end.code, 0, end.stderr);
+    assert.deepEqual(await processesWith(marker), []);
   },
 });

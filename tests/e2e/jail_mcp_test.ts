@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { noJail } from "../_support/jail.ts";
 import { listen, outsideTmp } from "./_jail.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { workspace } from "../_support/workspace.ts";
 
 const SERVER = fileURLToPath(new URL("./_mcp_probe_server.ts", import.meta.url));
 const CI_SECRET = `ci-secret-${crypto.randomUUID()}`;
@@ -27,7 +27,7 @@ Deno.test({
       args: ["run", "-A", "--no-config", "--no-lock", SERVER],
       ...(sandbox ? { sandbox: true } : {}),
     });
-    const ws = await fakeWorkspace({
+    await using ws = await workspace({
       turns: [
         scriptToolCall("mcp_jailed_probe", args),
         scriptToolCall("mcp_free_probe", args),
@@ -39,10 +39,9 @@ Deno.test({
     });
     try {
       await Deno.writeTextFile(`${ws.dir}/.env`, "TOKEN=hidden-value\n");
-      const r = await runMopac(["run", "-o", "stream-json", "probe"], {
-        cwd: ws.dir,
+      const r = await ws.run(["run", "-o", "stream-json", "probe"], {
         perms: { ...ws.perms, run: [...ws.perms.run!, Deno.execPath()] },
-        env: { ...FAKE_ENV, CI_DEPLOY_TOKEN: CI_SECRET },
+        env: { CI_DEPLOY_TOKEN: CI_SECRET },
       });
       assert.equal(r.code, 0, r.stderr);
       const results = events(r.stdout).filter((e) => e.type === "tool_result") as Array<
@@ -66,7 +65,6 @@ Deno.test({
         "only the free server connected",
       );
     } finally {
-      await ws.close();
       await tcp.close();
       await Deno.remove(outside, { recursive: true }).catch(() => {});
     }

@@ -7,9 +7,9 @@
  */
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { noJail } from "../_support/jail.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { workspace } from "../_support/workspace.ts";
 
 async function has(cmd: string): Promise<boolean> {
   return (await new Deno.Command("bash", { args: ["-c", `command -v ${cmd}`] }).output()).success;
@@ -61,52 +61,44 @@ Deno.test({
         : []),
       scriptText("done"),
     ];
-    const ws = await fakeWorkspace({ turns });
-    try {
-      const git = (args: string[]) =>
-        new Deno.Command("git", { args, cwd: ws.dir, stdout: "null", stderr: "null" }).output();
-      await git(["init", "-q"]);
-      await Deno.writeTextFile(`${ws.dir}/README.md`, "hello\n");
-      await Deno.writeTextFile(`${ws.dir}/.gitignore`, ".mopac/\n");
-      await Deno.mkdir(`${ws.dir}/proj`);
-      await Deno.writeTextFile(
-        `${ws.dir}/proj/add_test.ts`,
-        'Deno.test("adds", () => { if (1 + 1 !== 2) throw new Error("math"); });\n',
-      );
-      const r = await runMopac(["run", "-o", "stream-json", "work"], {
-        cwd: ws.dir,
-        perms: ws.perms,
-        env: FAKE_ENV,
-      });
-      assert.equal(r.code, 0, r.stderr);
-      const results = events(r.stdout).filter((e) => e.type === "tool_result") as Array<
-        { output: string; is_error: boolean; denied: boolean }
-      >;
-      const out = results.map((x) => x.output);
-      assert.ok(results.every((x) => !x.denied), JSON.stringify(out));
-      assert.match(out[0], /^1$/m, `git commit: ${out[0]}`);
-      assert.match(out[1], /README\.md \| 1 \+/);
-      assert.match(out[2], /node ran/);
-      assert.match(out[3], /python ran/);
-      assert.match(out[4], /ok \| 1 passed/);
-      assert.match(out[5], /cache-ok/);
-      assert.match(out[6], /^kept$/m);
-      assert.equal(out[8].trim(), "/tmp/build", "a folder of the jail's /tmp is the session's cwd");
-      if (py) assert.equal(await Deno.readTextFile(`${ws.dir}/from-python.txt`), "python ran");
-      if (node) assert.equal(await Deno.readTextFile(`${ws.dir}/from-node.txt`), "node ran");
-      const log = new TextDecoder().decode(
-        (await new Deno.Command("git", { args: ["log", "--format=%s"], cwd: ws.dir }).output())
-          .stdout,
-      );
-      assert.equal(log.trim(), "jailed commit");
-      // The package cache is mopac's, in the data dir, and outlives the run.
-      await Deno.lstat(`${ws.dir}/.mopac/cache/npm/x`);
-      if (py) {
-        assert.match(out[10], /served/, "the background server answered the next call");
-        assert.match(out[11], /was stopped/);
-      }
-    } finally {
-      await ws.close();
+    await using ws = await workspace({ turns });
+    const git = (args: string[]) =>
+      new Deno.Command("git", { args, cwd: ws.dir, stdout: "null", stderr: "null" }).output();
+    await git(["init", "-q"]);
+    await Deno.writeTextFile(`${ws.dir}/README.md`, "hello\n");
+    await Deno.writeTextFile(`${ws.dir}/.gitignore`, ".mopac/\n");
+    await Deno.mkdir(`${ws.dir}/proj`);
+    await Deno.writeTextFile(
+      `${ws.dir}/proj/add_test.ts`,
+      'Deno.test("adds", () => { if (1 + 1 !== 2) throw new Error("math"); });\n',
+    );
+    const r = await ws.run(["run", "-o", "stream-json", "work"]);
+    assert.equal(r.code, 0, r.stderr);
+    const results = events(r.stdout).filter((e) => e.type === "tool_result") as Array<
+      { output: string; is_error: boolean; denied: boolean }
+    >;
+    const out = results.map((x) => x.output);
+    assert.ok(results.every((x) => !x.denied), JSON.stringify(out));
+    assert.match(out[0], /^1$/m, `git commit: ${out[0]}`);
+    assert.match(out[1], /README\.md \| 1 \+/);
+    assert.match(out[2], /node ran/);
+    assert.match(out[3], /python ran/);
+    assert.match(out[4], /ok \| 1 passed/);
+    assert.match(out[5], /cache-ok/);
+    assert.match(out[6], /^kept$/m);
+    assert.equal(out[8].trim(), "/tmp/build", "a folder of the jail's /tmp is the session's cwd");
+    if (py) assert.equal(await Deno.readTextFile(`${ws.dir}/from-python.txt`), "python ran");
+    if (node) assert.equal(await Deno.readTextFile(`${ws.dir}/from-node.txt`), "node ran");
+    const log = new TextDecoder().decode(
+      (await new Deno.Command("git", { args: ["log", "--format=%s"], cwd: ws.dir }).output())
+        .stdout,
+    );
+    assert.equal(log.trim(), "jailed commit");
+    // The package cache is mopac's, in the data dir, and outlives the run.
+    await Deno.lstat(`${ws.dir}/.mopac/cache/npm/x`);
+    if (py) {
+      assert.match(out[10], /served/, "the background server answered the next call");
+      assert.match(out[11], /was stopped/);
     }
   },
 });

@@ -12,8 +12,8 @@ import {
   scriptText,
   scriptToolCall,
 } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import { type Workspace, workspace } from "../_support/workspace.ts";
 
 /** A model that keeps calling a cheap tool; `usage` fixes what each turn costs. */
 function busyTurn(usage?: ScriptedTurn["usage"]): ScriptedTurn {
@@ -21,11 +21,7 @@ function busyTurn(usage?: ScriptedTurn["usage"]): ScriptedTurn {
 }
 
 async function run(ws: Workspace, args: string[]) {
-  const r = await runMopac(["run", "-o", "stream-json", ...args], {
-    cwd: ws.dir,
-    perms: ws.perms,
-    env: FAKE_ENV,
-  });
+  const r = await ws.run(["run", "-o", "stream-json", ...args]);
   const ev = events(r.stdout);
   return { ...r, ev, result: ev.at(-1)! };
 }
@@ -47,32 +43,28 @@ async function stopsThenResumes(
     error: RegExp;
   },
 ): Promise<{ first: Awaited<ReturnType<typeof run>> }> {
-  const ws = await fakeWorkspace({ turns: [...opts.script, scriptText("resumed fine")] });
-  try {
-    const first = await run(ws, [...opts.flags, "keep working"]);
-    assert.equal(first.code, 4, first.stderr);
-    assert.equal(first.result.type, "result");
-    assert.equal(first.result.subtype, opts.subtype);
-    assert.equal(first.result.exit_code, 4);
-    assert.equal(first.result.is_error, true);
-    assert.match(String(first.result.error), opts.error);
-    assert.equal(ws.fake.requests.length, opts.requests);
-    assert.doesNotMatch(first.stderr, /\n\s+at /, "no stack trace");
+  await using ws = await workspace({ turns: [...opts.script, scriptText("resumed fine")] });
+  const first = await run(ws, [...opts.flags, "keep working"]);
+  assert.equal(first.code, 4, first.stderr);
+  assert.equal(first.result.type, "result");
+  assert.equal(first.result.subtype, opts.subtype);
+  assert.equal(first.result.exit_code, 4);
+  assert.equal(first.result.is_error, true);
+  assert.match(String(first.result.error), opts.error);
+  assert.equal(ws.fake.requests.length, opts.requests);
+  assert.doesNotMatch(first.stderr, /\n\s+at /, "no stack trace");
 
-    // The session was saved and continues.
-    const again = await run(ws, ["-C", "go on"]);
-    assert.equal(again.code, 0, again.stderr);
-    assert.equal(again.result.subtype, "success");
-    assert.equal(again.result.result, "resumed fine");
-    assert.equal(again.result.session_id, first.result.session_id);
-    assert.deepEqual(ws.fake.rejected, []);
-    const resumed = ws.fake.turnRequests().at(-1)!;
-    assert.match(textOf(resumed), /keep working/);
-    assert.match(textOf(resumed), /go on/);
-    return { first };
-  } finally {
-    await ws.close();
-  }
+  // The session was saved and continues.
+  const again = await run(ws, ["-C", "go on"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(again.result.subtype, "success");
+  assert.equal(again.result.result, "resumed fine");
+  assert.equal(again.result.session_id, first.result.session_id);
+  assert.deepEqual(ws.fake.rejected, []);
+  const resumed = ws.fake.turnRequests().at(-1)!;
+  assert.match(textOf(resumed), /keep working/);
+  assert.match(textOf(resumed), /go on/);
+  return { first };
 }
 
 Deno.test("e2e limits: --max-turns stops with exit 4 (error_max_turns) and resumes", async () => {
@@ -100,7 +92,7 @@ Deno.test("e2e limits: --max-tokens stops with exit 4 (error_budget) and resumes
 });
 
 Deno.test("e2e limits: --max-cost stops with exit 4 (error_budget) and resumes", async () => {
-  // $1 per 1M in, $2 per 1M out (see _workspace.ts): 0.001 + 0.0002 = $0.0012 a turn.
+  // $1 per 1M in, $2 per 1M out (see tests/_support/workspace.ts): 0.001 + 0.0002 = $0.0012 a turn.
   const usage = { prompt_tokens: 1000, completion_tokens: 100 };
   const { first } = await stopsThenResumes({
     script: [busyTurn(usage), busyTurn(usage), busyTurn(usage)],
@@ -136,22 +128,18 @@ async function limitedBy(
   config: Record<string, unknown>,
   args: string[],
 ): Promise<{ code: number; subtype: unknown; requests: number; stderr: string }> {
-  const ws = await fakeWorkspace(
+  await using ws = await workspace(
     { turns: [busyTurn(), busyTurn(), busyTurn(), scriptText("done")] },
     config,
   );
-  try {
-    const r = await run(ws, [...args, "work"]);
-    assert.deepEqual(ws.fake.rejected, []);
-    return {
-      code: r.code,
-      subtype: r.result?.subtype,
-      requests: ws.fake.requests.length,
-      stderr: r.stderr,
-    };
-  } finally {
-    await ws.close();
-  }
+  const r = await run(ws, [...args, "work"]);
+  assert.deepEqual(ws.fake.rejected, []);
+  return {
+    code: r.code,
+    subtype: r.result?.subtype,
+    requests: ws.fake.requests.length,
+    stderr: r.stderr,
+  };
 }
 
 const CAPPED = { agents: { capped: { allowed_tools: ["ls", "view"], max_turns: 1 } } };
@@ -187,18 +175,14 @@ Deno.test("e2e limits: config limits apply; the profile and the flag win over th
 
   // A cost cap in config stops the run too: $0.0012 a turn against $0.002.
   const usage = { prompt_tokens: 1000, completion_tokens: 100 };
-  const ws = await fakeWorkspace(
+  await using ws = await workspace(
     { turns: [busyTurn(usage), busyTurn(usage), busyTurn(usage)] },
     { limits: { max_cost: 0.002 } },
   );
-  try {
-    const r = await run(ws, ["work"]);
-    assert.equal(r.code, 4, r.stderr);
-    assert.equal(r.result.subtype, "error_budget");
-    assert.equal(ws.fake.requests.length, 2);
-  } finally {
-    await ws.close();
-  }
+  const r = await run(ws, ["work"]);
+  assert.equal(r.code, 4, r.stderr);
+  assert.equal(r.result.subtype, "error_budget");
+  assert.equal(ws.fake.requests.length, 2);
 });
 
 Deno.test("e2e limits: a bad limit is exit 2 naming its source", async () => {

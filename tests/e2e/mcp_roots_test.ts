@@ -1,30 +1,20 @@
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
-import { runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV } from "./_workspace.ts";
 import { mcpWorkspace, toolMessages } from "./_mcp_run.ts";
 
 async function rootsSeen(config: Record<string, unknown>): Promise<string> {
-  const ws = await mcpWorkspace(
+  await using ws = await mcpWorkspace(
     [scriptToolCall("mcp_fx_roots", {}), scriptText("done")],
     { fx: fixtureStdio() },
     { config },
   );
-  try {
-    await Deno.mkdir(`${ws.dir}/src`);
-    const r = await runMopac(["run", "list roots"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(ws.fake.rejected, []);
-    const seen = String(toolMessages(ws.fake.turnRequests()[1])[0].content);
-    return seen.replaceAll(ws.dir, "<ws>");
-  } finally {
-    await ws.close();
-  }
+  await Deno.mkdir(`${ws.dir}/src`);
+  const r = await ws.run(["run", "list roots"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(ws.fake.rejected, []);
+  const seen = String(toolMessages(ws.fake.turnRequests()[1])[0].content);
+  return seen.replaceAll(ws.dir, "<ws>");
 }
 
 Deno.test("e2e mcp: roots are advertised only when options.mcp_roots configures them", async () => {

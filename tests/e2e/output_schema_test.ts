@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { scriptText } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { scriptText, type TurnScript } from "../_support/fake_openai.ts";
+import { events, type runMopac } from "../_support/run_mopac.ts";
+import { workspace } from "../_support/workspace.ts";
 
 const SCHEMA = {
   type: "object",
@@ -11,24 +11,24 @@ const SCHEMA = {
 };
 
 async function withSchema(
-  turns: Parameters<typeof fakeWorkspace>[0]["turns"],
+  turns: TurnScript,
   fn: (
-    ws: Awaited<ReturnType<typeof fakeWorkspace>>,
+    ws: Awaited<ReturnType<typeof workspace>>,
     r: Awaited<ReturnType<typeof runMopac>>,
   ) => void,
 ) {
-  const ws = await fakeWorkspace({ turns });
-  try {
-    await Deno.writeTextFile(`${ws.dir}/schema.json`, JSON.stringify(SCHEMA));
-    const r = await runMopac(
-      ["run", "-o", "stream-json", "--output-schema", "schema.json", "count the tests"],
-      { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV },
-    );
-    fn(ws, r);
-    assert.deepEqual(ws.fake.rejected, []);
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns });
+  await Deno.writeTextFile(`${ws.dir}/schema.json`, JSON.stringify(SCHEMA));
+  const r = await ws.run([
+    "run",
+    "-o",
+    "stream-json",
+    "--output-schema",
+    "schema.json",
+    "count the tests",
+  ]);
+  fn(ws, r);
+  assert.deepEqual(ws.fake.rejected, []);
 }
 
 Deno.test("e2e: --output-schema puts the schema in the prompt and the parsed answer in the result", async () => {
@@ -68,18 +68,10 @@ Deno.test("e2e: an answer that never matches ends with exit 5", async () => {
 });
 
 Deno.test("e2e: a schema file that is not JSON is exit 2", async () => {
-  const ws = await fakeWorkspace({ turns: [] });
-  try {
-    await Deno.writeTextFile(`${ws.dir}/schema.json`, "{ not json");
-    const r = await runMopac(["run", "--output-schema", "schema.json", "x"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 2);
-    assert.match(r.stderr, /--output-schema schema\.json/);
-    assert.equal(ws.fake.requests.length, 0);
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns: [] });
+  await Deno.writeTextFile(`${ws.dir}/schema.json`, "{ not json");
+  const r = await ws.run(["run", "--output-schema", "schema.json", "x"]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--output-schema schema\.json/);
+  assert.equal(ws.fake.requests.length, 0);
 });

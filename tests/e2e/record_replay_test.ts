@@ -9,7 +9,7 @@ import { cp } from "node:fs/promises";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { type Permissions, runMopac } from "../_support/run_mopac.ts";
 import { BASH_RUN, JAIL_ENV_VARS } from "../_support/jail.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 
 const PROMPT = "fix the greeting";
 const ANSWER = "Fixed the greeting in greet.txt; the check passes.";
@@ -61,7 +61,7 @@ interface Recorded {
 }
 
 async function record(): Promise<Recorded> {
-  const ws = await fakeWorkspace({ turns: script() });
+  await using ws = await workspace({ turns: script() });
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-cassette-" }));
   const cassette = `${tmp}/run.cassette.jsonl`;
   const pristine = `${tmp}/pristine`;
@@ -69,10 +69,8 @@ async function record(): Promise<Recorded> {
   try {
     await Deno.writeTextFile(`${ws.dir}/greet.txt`, "Helo, world\n");
     await cp(ws.dir, pristine, { recursive: true });
-    const r = await runMopac(["run", "--record", cassette, PROMPT], {
-      cwd: ws.dir,
+    const r = await ws.run(["run", "--record", cassette, PROMPT], {
       perms: { ...ws.perms, read: [ws.dir, tmp], write: [ws.dir, tmp] },
-      env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(ws.fake.rejected, []);
@@ -89,8 +87,6 @@ async function record(): Promise<Recorded> {
   } catch (err) {
     await Deno.remove(tmp, { recursive: true });
     throw err;
-  } finally {
-    await ws.close();
   }
 }
 

@@ -11,9 +11,9 @@ import {
   scriptToolCall,
   startFakeOpenAI,
 } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 import { JAIL } from "../_support/jail.ts";
 
 const ENV = { ...FAKE_ENV, GREETING_SOURCE: "hello from the environment" };
@@ -30,7 +30,7 @@ const script = (): ScriptedTurn[] => [
 
 /** A profile with every kind of need: bash, file writes, fetch hosts, an MCP server, env. */
 async function sandboxWorkspace(turns: ScriptedTurn[] = script()): Promise<Workspace> {
-  const ws = await fakeWorkspace({ turns }, {
+  const ws = await workspace({ turns }, {
     agents: {
       fixer: {
         allowed_tools: ["bash", "view", "edit", "fetch"],
@@ -62,8 +62,7 @@ function toFlags(map: Map<string, string[]>): string[] {
 
 async function printedFlags(ws: Workspace): Promise<Map<string, string[]>> {
   // `mopac sandbox` itself runs under narrow flags too.
-  const r = await runMopac(["sandbox", "-a", "fixer"], {
-    cwd: ws.dir,
+  const r = await ws.run(["sandbox", "-a", "fixer"], {
     perms: { ...ws.perms, env: Object.keys(ENV), run: ["bash", DENO] },
     env: ENV,
   });
@@ -73,8 +72,7 @@ async function printedFlags(ws: Workspace): Promise<Map<string, string[]>> {
 }
 
 async function runWith(ws: Workspace, flags: string[], extra: string[] = []) {
-  const r = await runMopac(["run", "-a", "fixer", "-o", "stream-json", ...extra, "do it"], {
-    cwd: ws.dir,
+  const r = await ws.run(["run", "-a", "fixer", "-o", "stream-json", ...extra, "do it"], {
     perms: {},
     flags,
     env: ENV,
@@ -83,134 +81,116 @@ async function runWith(ws: Workspace, flags: string[], extra: string[] = []) {
 }
 
 Deno.test("e2e sandbox: the printed flags are the narrowest set and the run works under them", async () => {
-  const ws = await sandboxWorkspace();
-  try {
-    const flags = await printedFlags(ws);
-    const port = ws.fake.port;
-    assert.deepEqual(flags.get("--allow-read"), [ws.dir]);
-    assert.deepEqual(flags.get("--allow-write"), [ws.dir]);
-    // The provider with its port, the fetch host; never the whole network.
-    assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${port}`, "docs.example.com"]);
-    assert.deepEqual(flags.get("--allow-run")?.sort(), [DENO, ...SHELL].sort());
-    // The key's variable and the one config `env` references; nothing else.
-    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "GREETING_SOURCE"]);
-    assert.deepEqual([...flags.keys()].sort(), [
-      "--allow-env",
-      "--allow-net",
-      "--allow-read",
-      "--allow-run",
-      "--allow-write",
-    ]);
+  await using ws = await sandboxWorkspace();
+  const flags = await printedFlags(ws);
+  const port = ws.fake.port;
+  assert.deepEqual(flags.get("--allow-read"), [ws.dir]);
+  assert.deepEqual(flags.get("--allow-write"), [ws.dir]);
+  // The provider with its port, the fetch host; never the whole network.
+  assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${port}`, "docs.example.com"]);
+  assert.deepEqual(flags.get("--allow-run")?.sort(), [DENO, ...SHELL].sort());
+  // The key's variable and the one config `env` references; nothing else.
+  assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "GREETING_SOURCE"]);
+  assert.deepEqual([...flags.keys()].sort(), [
+    "--allow-env",
+    "--allow-net",
+    "--allow-read",
+    "--allow-run",
+    "--allow-write",
+  ]);
 
-    // Exactly those flags, nothing added: the run works.
-    const r = await runWith(ws, toFlags(flags));
-    assert.equal(r.code, 0, r.stderr);
-    const result = r.ev.at(-1)!;
-    assert.equal(result.subtype, "success");
-    assert.equal(result.result, "all done");
-    assert.equal(
-      await Deno.readTextFile(`${ws.dir}/src/out.txt`),
-      "greeting: hello from the environment\n",
-    );
-    const mcp = r.ev.find((e) => e.type === "tool_result" && e.name === "mcp_fx_echo")!;
-    assert.equal(mcp.is_error, false);
-    assert.equal(mcp.output, "mcp works");
-    assert.deepEqual(ws.fake.rejected, []);
-    assert.equal(ws.fake.turnRequests().length, 3);
-  } finally {
-    await ws.close();
-  }
+  // Exactly those flags, nothing added: the run works.
+  const r = await runWith(ws, toFlags(flags));
+  assert.equal(r.code, 0, r.stderr);
+  const result = r.ev.at(-1)!;
+  assert.equal(result.subtype, "success");
+  assert.equal(result.result, "all done");
+  assert.equal(
+    await Deno.readTextFile(`${ws.dir}/src/out.txt`),
+    "greeting: hello from the environment\n",
+  );
+  const mcp = r.ev.find((e) => e.type === "tool_result" && e.name === "mcp_fx_echo")!;
+  assert.equal(mcp.is_error, false);
+  assert.equal(mcp.output, "mcp works");
+  assert.deepEqual(ws.fake.rejected, []);
+  assert.equal(ws.fake.turnRequests().length, 3);
 });
 
 Deno.test("e2e sandbox: the default coder profile needs the whole network only for fetch", async () => {
-  const ws = await fakeWorkspace({ turns: [scriptText("ok")] });
-  try {
-    const r = await runMopac(["sandbox"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
-    assert.equal(r.code, 0, r.stderr);
-    const flags = parseFlags(r.stdout);
-    assert.deepEqual(flags.get("--allow-net"), []);
-    assert.deepEqual(flags.get("--allow-run"), SHELL);
-    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY"]);
-    // Without fetch the provider's host:port is all the network it needs.
-    const noFetch = await runMopac(["sandbox", "--tools", "view,bash"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(noFetch.code, 0, noFetch.stderr);
-    assert.deepEqual(parseFlags(noFetch.stdout).get("--allow-net"), [`127.0.0.1:${ws.fake.port}`]);
-    const run = await runMopac(["run", "--tools", "view,bash", "hi"], {
-      cwd: ws.dir,
-      perms: {},
-      flags: noFetch.stdout.trim().split(/\s+/),
-      env: FAKE_ENV,
-    });
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, "ok\n");
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns: [scriptText("ok")] });
+  const r = await ws.run(["sandbox"]);
+  assert.equal(r.code, 0, r.stderr);
+  const flags = parseFlags(r.stdout);
+  assert.deepEqual(flags.get("--allow-net"), []);
+  assert.deepEqual(flags.get("--allow-run"), SHELL);
+  assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY"]);
+  // Without fetch the provider's host:port is all the network it needs.
+  const noFetch = await ws.run(["sandbox", "--tools", "view,bash"]);
+  assert.equal(noFetch.code, 0, noFetch.stderr);
+  assert.deepEqual(parseFlags(noFetch.stdout).get("--allow-net"), [`127.0.0.1:${ws.fake.port}`]);
+  const run = await ws.run(["run", "--tools", "view,bash", "hi"], {
+    perms: {},
+    flags: noFetch.stdout.trim().split(/\s+/),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, "ok\n");
 });
 
 Deno.test("e2e sandbox: each missing permission is exit 2 naming the exact flag", async () => {
-  const ws = await sandboxWorkspace([]);
-  try {
-    const full = await printedFlags(ws);
-    const provider = `127.0.0.1:${ws.fake.port}`;
-    const cases: Array<{ drop: [string, string]; named: string; why: RegExp }> = [
-      { drop: ["--allow-net", provider], named: `--allow-net=${provider}`, why: /provider/ },
-      { drop: ["--allow-run", "bash"], named: "--allow-run=bash", why: /bash tool/ },
-      ...(JAIL
-        ? [{
-          drop: ["--allow-run", "bwrap"] as [string, string],
-          named: "--allow-run=bwrap",
-          why: /OS jail/,
-        }]
-        : []),
-      { drop: ["--allow-run", DENO], named: `--allow-run=${DENO}`, why: /MCP server "fx"/ },
-      {
-        drop: ["--allow-write", ws.dir],
-        named: `--allow-write=${ws.dir}/.mopac`,
-        why: /data dir/,
-      },
-      { drop: ["--allow-read", ws.dir], named: `--allow-read=${ws.dir}`, why: /working directory/ },
-      {
-        drop: ["--allow-env", "FAKE_API_KEY"],
-        named: "--allow-env=FAKE_API_KEY",
-        why: /mopac\.json:\d+:\d+: providers\.fake\.api_key reads \$FAKE_API_KEY/,
-      },
-      {
-        drop: ["--allow-env", "GREETING_SOURCE"],
-        named: "--allow-env=GREETING_SOURCE",
-        why: /env\.GREETING reads \$GREETING_SOURCE/,
-      },
-    ];
-    for (const c of cases) {
-      const narrowed = new Map(full);
-      const [flag, value] = c.drop;
-      const left = narrowed.get(flag)!.filter((v) => v !== value);
-      assert.notEqual(left.length, narrowed.get(flag)!.length, `${value} was in ${flag}`);
-      if (left.length > 0) narrowed.set(flag, left);
-      else narrowed.delete(flag);
-      const r = await runWith(ws, toFlags(narrowed), ["-o", "json"]);
-      const label = `without ${value} in ${flag}`;
-      assert.equal(r.code, 2, `${label}: ${r.stderr}`);
-      assert.ok(r.stderr.includes(c.named), `${label}: ${r.stderr}`);
-      assert.match(r.stderr, c.why, label);
-      // The hint gives one flag to add (it may cover more than one missing path).
-      assert.match(r.stderr, new RegExp(`hint: add ${escape(c.drop[0])}=`), label);
-      assert.doesNotMatch(r.stderr, /\n\s+at |Stack backtrace|internal error/, label);
-      // json consumers get a result object carrying the exit code.
-      const result = JSON.parse(r.stdout);
-      assert.equal(result.exit_code, 2, label);
-      assert.equal(result.is_error, true, label);
-    }
-    // Nothing reached the model.
-    assert.equal(ws.fake.requests.length, 0);
-    await assert.rejects(Deno.lstat(`${ws.dir}/.mopac/sessions`), Deno.errors.NotFound);
-  } finally {
-    await ws.close();
+  await using ws = await sandboxWorkspace([]);
+  const full = await printedFlags(ws);
+  const provider = `127.0.0.1:${ws.fake.port}`;
+  const cases: Array<{ drop: [string, string]; named: string; why: RegExp }> = [
+    { drop: ["--allow-net", provider], named: `--allow-net=${provider}`, why: /provider/ },
+    { drop: ["--allow-run", "bash"], named: "--allow-run=bash", why: /bash tool/ },
+    ...(JAIL
+      ? [{
+        drop: ["--allow-run", "bwrap"] as [string, string],
+        named: "--allow-run=bwrap",
+        why: /OS jail/,
+      }]
+      : []),
+    { drop: ["--allow-run", DENO], named: `--allow-run=${DENO}`, why: /MCP server "fx"/ },
+    {
+      drop: ["--allow-write", ws.dir],
+      named: `--allow-write=${ws.dir}/.mopac`,
+      why: /data dir/,
+    },
+    { drop: ["--allow-read", ws.dir], named: `--allow-read=${ws.dir}`, why: /working directory/ },
+    {
+      drop: ["--allow-env", "FAKE_API_KEY"],
+      named: "--allow-env=FAKE_API_KEY",
+      why: /mopac\.json:\d+:\d+: providers\.fake\.api_key reads \$FAKE_API_KEY/,
+    },
+    {
+      drop: ["--allow-env", "GREETING_SOURCE"],
+      named: "--allow-env=GREETING_SOURCE",
+      why: /env\.GREETING reads \$GREETING_SOURCE/,
+    },
+  ];
+  for (const c of cases) {
+    const narrowed = new Map(full);
+    const [flag, value] = c.drop;
+    const left = narrowed.get(flag)!.filter((v) => v !== value);
+    assert.notEqual(left.length, narrowed.get(flag)!.length, `${value} was in ${flag}`);
+    if (left.length > 0) narrowed.set(flag, left);
+    else narrowed.delete(flag);
+    const r = await runWith(ws, toFlags(narrowed), ["-o", "json"]);
+    const label = `without ${value} in ${flag}`;
+    assert.equal(r.code, 2, `${label}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(c.named), `${label}: ${r.stderr}`);
+    assert.match(r.stderr, c.why, label);
+    // The hint gives one flag to add (it may cover more than one missing path).
+    assert.match(r.stderr, new RegExp(`hint: add ${escape(c.drop[0])}=`), label);
+    assert.doesNotMatch(r.stderr, /\n\s+at |Stack backtrace|internal error/, label);
+    // json consumers get a result object carrying the exit code.
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.exit_code, 2, label);
+    assert.equal(result.is_error, true, label);
   }
+  // Nothing reached the model.
+  assert.equal(ws.fake.requests.length, 0);
+  await assert.rejects(Deno.lstat(`${ws.dir}/.mopac/sessions`), Deno.errors.NotFound);
 });
 
 Deno.test("e2e sandbox: a small model on another host is part of the flags", async () => {
@@ -223,7 +203,7 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
         : scriptText("the sub-agent's report"),
     apiKey: "small-key-value",
   });
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [scriptToolCall("agent", { prompt: "look around" }), scriptText("finished")],
   });
   try {
@@ -239,11 +219,7 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
     const env = { ...FAKE_ENV, SMALL_KEY: "small-key-value" };
     const args = ["--tools", "agent,view"];
 
-    const printed = await runMopac(["sandbox", ...args], {
-      cwd: ws.dir,
-      perms: { all: true },
-      env,
-    });
+    const printed = await ws.run(["sandbox", ...args], { perms: { all: true }, env });
     assert.equal(printed.code, 0, printed.stderr);
     const flags = parseFlags(printed.stdout);
     assert.deepEqual(
@@ -258,8 +234,7 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
     // Without the small model's host the run does not start.
     const partial = new Map(flags);
     partial.set("--allow-net", [`127.0.0.1:${ws.fake.port}`]);
-    const refused = await runMopac(["run", ...args, "go"], {
-      cwd: ws.dir,
+    const refused = await ws.run(["run", ...args, "go"], {
       perms: {},
       flags: toFlags(partial),
       env,
@@ -271,8 +246,7 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
     );
     assert.equal(ws.fake.requests.length + small.requests.length, 0);
 
-    const r = await runMopac(["run", "-o", "stream-json", ...args, "go"], {
-      cwd: ws.dir,
+    const r = await ws.run(["run", "-o", "stream-json", ...args, "go"], {
       perms: {},
       flags: toFlags(flags),
       env,
@@ -286,51 +260,38 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
     assert.deepEqual(small.rejected, []);
     assert.deepEqual(ws.fake.rejected, []);
   } finally {
-    await ws.close();
     await small.close();
   }
 });
 
 Deno.test("e2e sandbox: PreToolUse hooks need bash even when the bash tool is not offered", async () => {
-  const ws = await fakeWorkspace(
+  await using ws = await workspace(
     { turns: [scriptToolCall("ls", { path: "." }), scriptText("ok")] },
     {
       hooks: { PreToolUse: [{ command: "cat >/dev/null; exit 0" }] },
     },
   );
-  try {
-    const printed = await runMopac(["sandbox", "-a", "readonly"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(printed.code, 0, printed.stderr);
-    const flags = parseFlags(printed.stdout);
-    assert.deepEqual(flags.get("--allow-run"), ["bash"]);
-    const without = new Map(flags);
-    without.delete("--allow-run");
-    const refused = await runMopac(["run", "-a", "readonly", "hi"], {
-      cwd: ws.dir,
-      perms: {},
-      flags: toFlags(without),
-      env: FAKE_ENV,
-    });
-    assert.equal(refused.code, 2, refused.stderr);
-    assert.ok(refused.stderr.includes("--allow-run=bash  (hooks.PreToolUse)"), refused.stderr);
-    assert.equal(ws.fake.requests.length, 0);
-    const r = await runMopac(["run", "-a", "readonly", "-o", "json", "hi"], {
-      cwd: ws.dir,
-      perms: {},
-      flags: toFlags(flags),
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    const result = JSON.parse(r.stdout);
-    assert.deepEqual(result.denials, []);
-    assert.equal(result.result, "ok");
-  } finally {
-    await ws.close();
-  }
+  const printed = await ws.run(["sandbox", "-a", "readonly"]);
+  assert.equal(printed.code, 0, printed.stderr);
+  const flags = parseFlags(printed.stdout);
+  assert.deepEqual(flags.get("--allow-run"), ["bash"]);
+  const without = new Map(flags);
+  without.delete("--allow-run");
+  const refused = await ws.run(["run", "-a", "readonly", "hi"], {
+    perms: {},
+    flags: toFlags(without),
+  });
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.ok(refused.stderr.includes("--allow-run=bash  (hooks.PreToolUse)"), refused.stderr);
+  assert.equal(ws.fake.requests.length, 0);
+  const r = await ws.run(["run", "-a", "readonly", "-o", "json", "hi"], {
+    perms: {},
+    flags: toFlags(flags),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const result = JSON.parse(r.stdout);
+  assert.deepEqual(result.denials, []);
+  assert.equal(result.result, "ok");
 });
 
 function escape(text: string): string {
@@ -340,7 +301,7 @@ function escape(text: string): string {
 Deno.test("e2e sandbox: a permission missing mid-run is a tool error and the run goes on", async () => {
   const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-unreachable-" }));
   // The profile allows a host and a folder that Deno does not grant.
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [
       scriptToolCall("fetch", { url: "http://127.0.0.1:8/page" }),
       scriptToolCall("edit", {
@@ -362,11 +323,7 @@ Deno.test("e2e sandbox: a permission missing mid-run is a tool error and the run
   });
   await Deno.writeTextFile(`${outside}/secret.txt`, "not for you\n");
   try {
-    const r = await runMopac(["run", "-a", "roamer", "-o", "stream-json", "go"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "-a", "roamer", "-o", "stream-json", "go"]);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /\n\s+at |Stack backtrace|internal error/);
     const ev = events(r.stdout);
@@ -391,7 +348,6 @@ Deno.test("e2e sandbox: a permission missing mid-run is a tool error and the run
     assert.deepEqual(result.denials, []);
     assert.deepEqual(ws.fake.rejected, []);
   } finally {
-    await ws.close();
     await Deno.remove(outside, { recursive: true }).catch(() => {});
   }
 });

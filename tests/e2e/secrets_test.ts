@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type ScriptedTurn, scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
+import { events } from "../_support/run_mopac.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
 const SECRETS = {
@@ -23,7 +23,7 @@ const SECRETS = {
 };
 const VALUES = Object.values(SECRETS);
 
-interface SecretWorkspace {
+interface SecretWorkspace extends AsyncDisposable {
   ws: Workspace;
   close(): Promise<void>;
 }
@@ -51,7 +51,7 @@ function toolTurns(): ScriptedTurn[] {
 
 async function secretWorkspace(turns: ScriptedTurn[]): Promise<SecretWorkspace> {
   const mcp = await startFixtureHttp("http", { token: SECRETS.MCP_TOKEN });
-  const ws = await fakeWorkspace({ turns, apiKey: SECRETS.FAKE_API_KEY }, {
+  const ws = await workspace({ turns, apiKey: SECRETS.FAKE_API_KEY }, {
     mcp: {
       remote: {
         type: "http",
@@ -78,12 +78,14 @@ async function secretWorkspace(turns: ScriptedTurn[]): Promise<SecretWorkspace> 
   ws.perms.net!.push(new URL(mcp.url).host);
   ws.perms.run!.push(Deno.execPath());
   ws.perms.env = [...(ws.perms.env as string[]), ...Object.keys(SECRETS)];
+  const close = async () => {
+    await ws.close();
+    await mcp.close();
+  };
   return {
     ws,
-    close: async () => {
-      await ws.close();
-      await mcp.close();
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 
@@ -111,83 +113,73 @@ function assertNoSecret(where: string, bytes: Uint8Array | string) {
 }
 
 async function runLeaky(s: SecretWorkspace, format: string) {
-  const r = await runMopac(["run", "-o", format, "-v", "show me everything"], {
-    cwd: s.ws.dir,
-    perms: s.ws.perms,
-    env: { ...FAKE_ENV, ...SECRETS },
+  const r = await s.ws.run(["run", "-o", format, "-v", "show me everything"], {
+    env: { ...SECRETS },
   });
   assert.equal(r.code, 0, r.stderr);
   return r;
 }
 
 Deno.test("e2e secrets: no secret reaches the data dir, stdout or stderr (stream-json)", async () => {
-  const s = await secretWorkspace(toolTurns());
-  try {
-    const r = await runLeaky(s, "stream-json");
-    const ev = events(r.stdout);
-    // The secrets were really in play: the provider got the key and the header, the
-    // MCP server accepted the bearer token, bash saw the variable.
-    const req = s.ws.fake.requests[0];
-    assert.equal(req.headers.authorization, `Bearer ${SECRETS.FAKE_API_KEY}`);
-    assert.equal(req.headers["x-team-secret"], SECRETS.HEADER_SECRET);
-    const init = ev[0] as { mcp_servers: Array<{ name: string; status: string }> };
-    assert.deepEqual(
-      init.mcp_servers.map((m) => `${m.name}:${m.status}`).sort(),
-      ["local:connected", "remote:connected"],
-    );
-    const results = ev.filter((e) => e.type === "tool_result");
-    assert.equal(results.length, 3);
-    assert.ok(results.every((e) => e.is_error === false), JSON.stringify(results));
-    assert.match(String(results[1].output), /project: \[REDACTED\]; key: \[REDACTED\]/);
-    assert.match(String(results[2].output), /token \[REDACTED\]/);
-    // bash's environment holds what config passes on explicitly, and no other secret.
-    const envSeen = JSON.stringify(s.ws.fake.turnRequests()[1].messages.at(-1));
-    assert.ok(envSeen.includes(`PROJECT_VAR=${SECRETS.PROJECT_SECRET}`), envSeen);
-    for (const [name, value] of Object.entries(SECRETS)) {
-      if (name !== "PROJECT_SECRET") assert.ok(!envSeen.includes(value), `bash env has ${name}`);
-    }
-    // The model itself was told the truth (only what mopac stores and prints is redacted).
-    const last = JSON.stringify(s.ws.fake.turnRequests().at(-1)!.messages);
-    assert.ok(last.includes(`project: ${SECRETS.PROJECT_SECRET}`));
-
-    assertNoSecret("stdout", r.stdout);
-    assertNoSecret("stderr", r.stderr);
-    const files = await dataFiles(`${s.ws.dir}/.mopac`);
-    const names = [...files.keys()].map((p) => p.slice(s.ws.dir.length + 1));
-    assert.ok(names.some((n) => /^\.mopac\/sessions\/.+\.jsonl$/.test(n)), names.join(", "));
-    assert.ok(names.includes(".mopac/index.db"), names.join(", "));
-    assert.ok(names.some((n) => n.startsWith(".mopac/logs/")), names.join(", "));
-    for (const [path, bytes] of files) assertNoSecret(path, bytes);
-    // The log holds the server's stderr line, redacted.
-    const log = [...files].find(([p]) => p.includes("/logs/"))!;
-    assert.match(new TextDecoder().decode(log[1]), /starting with \[REDACTED\]/);
-    assert.deepEqual(s.ws.fake.rejected, []);
-  } finally {
-    await s.close();
+  await using s = await secretWorkspace(toolTurns());
+  const r = await runLeaky(s, "stream-json");
+  const ev = events(r.stdout);
+  // The secrets were really in play: the provider got the key and the header, the
+  // MCP server accepted the bearer token, bash saw the variable.
+  const req = s.ws.fake.requests[0];
+  assert.equal(req.headers.authorization, `Bearer ${SECRETS.FAKE_API_KEY}`);
+  assert.equal(req.headers["x-team-secret"], SECRETS.HEADER_SECRET);
+  const init = ev[0] as { mcp_servers: Array<{ name: string; status: string }> };
+  assert.deepEqual(
+    init.mcp_servers.map((m) => `${m.name}:${m.status}`).sort(),
+    ["local:connected", "remote:connected"],
+  );
+  const results = ev.filter((e) => e.type === "tool_result");
+  assert.equal(results.length, 3);
+  assert.ok(results.every((e) => e.is_error === false), JSON.stringify(results));
+  assert.match(String(results[1].output), /project: \[REDACTED\]; key: \[REDACTED\]/);
+  assert.match(String(results[2].output), /token \[REDACTED\]/);
+  // bash's environment holds what config passes on explicitly, and no other secret.
+  const envSeen = JSON.stringify(s.ws.fake.turnRequests()[1].messages.at(-1));
+  assert.ok(envSeen.includes(`PROJECT_VAR=${SECRETS.PROJECT_SECRET}`), envSeen);
+  for (const [name, value] of Object.entries(SECRETS)) {
+    if (name !== "PROJECT_SECRET") assert.ok(!envSeen.includes(value), `bash env has ${name}`);
   }
+  // The model itself was told the truth (only what mopac stores and prints is redacted).
+  const last = JSON.stringify(s.ws.fake.turnRequests().at(-1)!.messages);
+  assert.ok(last.includes(`project: ${SECRETS.PROJECT_SECRET}`));
+
+  assertNoSecret("stdout", r.stdout);
+  assertNoSecret("stderr", r.stderr);
+  const files = await dataFiles(`${s.ws.dir}/.mopac`);
+  const names = [...files.keys()].map((p) => p.slice(s.ws.dir.length + 1));
+  assert.ok(names.some((n) => /^\.mopac\/sessions\/.+\.jsonl$/.test(n)), names.join(", "));
+  assert.ok(names.includes(".mopac/index.db"), names.join(", "));
+  assert.ok(names.some((n) => n.startsWith(".mopac/logs/")), names.join(", "));
+  for (const [path, bytes] of files) assertNoSecret(path, bytes);
+  // The log holds the server's stderr line, redacted.
+  const log = [...files].find(([p]) => p.includes("/logs/"))!;
+  assert.match(new TextDecoder().decode(log[1]), /starting with \[REDACTED\]/);
+  assert.deepEqual(s.ws.fake.rejected, []);
 });
 
 Deno.test("e2e secrets: text and json output redact keys in text, tool calls and progress", async () => {
   for (const format of ["text", "json"]) {
-    const s = await secretWorkspace([...toolTurns().slice(0, -1), ...leakyScript()]);
-    try {
-      const r = await runLeaky(s, format);
-      assertNoSecret(`${format} stdout`, r.stdout);
-      assertNoSecret(`${format} stderr`, r.stderr);
-      const shown = format === "json" ? JSON.parse(r.stdout).result : r.stdout;
-      assert.match(shown, /the key is \[REDACTED\]\./);
-      if (format === "text") {
-        // -v shows each tool call's input on stderr: redacted too.
-        assert.match(
-          r.stderr,
-          /→ bash \{"command":"echo \\"project: \$PROJECT_VAR; key: \[REDACTED\]/,
-        );
-      }
-      for (const [path, bytes] of await dataFiles(`${s.ws.dir}/.mopac`)) {
-        assertNoSecret(path, bytes);
-      }
-    } finally {
-      await s.close();
+    await using s = await secretWorkspace([...toolTurns().slice(0, -1), ...leakyScript()]);
+    const r = await runLeaky(s, format);
+    assertNoSecret(`${format} stdout`, r.stdout);
+    assertNoSecret(`${format} stderr`, r.stderr);
+    const shown = format === "json" ? JSON.parse(r.stdout).result : r.stdout;
+    assert.match(shown, /the key is \[REDACTED\]\./);
+    if (format === "text") {
+      // -v shows each tool call's input on stderr: redacted too.
+      assert.match(
+        r.stderr,
+        /→ bash \{"command":"echo \\"project: \$PROJECT_VAR; key: \[REDACTED\]/,
+      );
+    }
+    for (const [path, bytes] of await dataFiles(`${s.ws.dir}/.mopac`)) {
+      assertNoSecret(path, bytes);
     }
   }
 });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import { workspace } from "../_support/workspace.ts";
 
 const isChild = (req: ParsedRequest) =>
   JSON.stringify(req.messages[0]).includes("You are a mopac sub-agent");
-/** Prices in _workspace.ts: $1 per 1M input tokens, so 100k input tokens cost $0.10. */
+/** Prices in tests/_support/workspace.ts: $1 per 1M input tokens, so 100k input tokens cost $0.10. */
 const costing = (dollars: number) => ({ prompt_tokens: dollars * 1_000_000, completion_tokens: 0 });
 
 Deno.test("e2e: a sub-agent gets only what is left of the run's cost limit", async () => {
@@ -22,23 +22,15 @@ Deno.test("e2e: a sub-agent gets only what is left of the run's cost limit", asy
       ? scriptToolCall("agent", { prompt: "list the files" }, "call_agent", { usage: costing(0.6) })
       : scriptText("never reached", { usage: costing(0.01) });
   };
-  const ws = await fakeWorkspace({ turns });
-  try {
-    const r = await runMopac(["run", "-o", "stream-json", "--max-cost", "1", "delegate"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 4, r.stderr);
-    assert.deepEqual(ws.fake.rejected, []);
-    assert.equal(childRequests, 1);
-    const ev = events(r.stdout);
-    const child = ev.find((e) => e.type === "tool_result" && e.name === "agent")!;
-    assert.match(String(child.output), /sub-agent stopped: max cost reached/);
-    const result = ev.at(-1)!;
-    assert.equal(result.subtype, "error_budget");
-    assert.ok(Math.abs((result.cost_usd as number) - 1.1) < 1e-9, String(result.cost_usd));
-  } finally {
-    await ws.close();
-  }
+  await using ws = await workspace({ turns });
+  const r = await ws.run(["run", "-o", "stream-json", "--max-cost", "1", "delegate"]);
+  assert.equal(r.code, 4, r.stderr);
+  assert.deepEqual(ws.fake.rejected, []);
+  assert.equal(childRequests, 1);
+  const ev = events(r.stdout);
+  const child = ev.find((e) => e.type === "tool_result" && e.name === "agent")!;
+  assert.match(String(child.output), /sub-agent stopped: max cost reached/);
+  const result = ev.at(-1)!;
+  assert.equal(result.subtype, "error_budget");
+  assert.ok(Math.abs((result.cost_usd as number) - 1.1) < 1e-9, String(result.cost_usd));
 });

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall, startFakeOpenAI } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 import { patchConfig } from "./_hold_proxy.ts";
 
 const ENV = { ...FAKE_ENV, SUB_KEY: "sk-sub-secret-654321" };
@@ -32,7 +32,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
       scriptText("CHILD-REPORT"),
     ],
   });
-  const ws = await fakeWorkspace({
+  await using ws = await workspace({
     turns: [scriptToolCall("agent", { prompt: "CHILD: report" }), scriptText("PARENT-DONE")],
   }, { options: { request_timeout: 1 } });
   const tmp = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-sub-cassette-" }));
@@ -54,8 +54,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
     });
 
     // The sub-agent's host and key are what the run needs besides the large model's.
-    const printed = await runMopac(["sandbox", ...TOOLS, "--record", cassette], {
-      cwd: ws.dir,
+    const printed = await ws.run(["sandbox", ...TOOLS, "--record", cassette], {
       perms: { ...ws.perms, env: Object.keys(ENV) },
       env: ENV,
     });
@@ -67,8 +66,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
     );
     assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "SUB_KEY"]);
     // Without the `agent` tool no sub-agent runs, and its host is not asked for.
-    const without = await runMopac(["sandbox", "--tools", "view"], {
-      cwd: ws.dir,
+    const without = await ws.run(["sandbox", "--tools", "view"], {
       perms: { ...ws.perms, env: Object.keys(ENV) },
       env: ENV,
     });
@@ -76,10 +74,15 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
     assert.deepEqual(parseFlags(without.stdout).get("--allow-net"), [`127.0.0.1:${ws.fake.port}`]);
 
     // Recorded under exactly the printed flags; the child's stalled attempt is cut short.
-    const recorded = await runMopac(
-      ["run", "-o", "stream-json", ...TOOLS, "--record", cassette, PROMPT],
-      { cwd: ws.dir, perms: {}, flags: printed.stdout.trim().split(/\s+/), env: ENV },
-    );
+    const recorded = await ws.run([
+      "run",
+      "-o",
+      "stream-json",
+      ...TOOLS,
+      "--record",
+      cassette,
+      PROMPT,
+    ], { perms: {}, flags: printed.stdout.trim().split(/\s+/), env: ENV });
     assert.equal(recorded.code, 0, recorded.stderr);
     assert.match(recorded.stderr, /sub\/sub-model: attempt 1 failed \(stalled\)/);
     assert.deepEqual([...ws.fake.rejected, ...sub.rejected], []);
@@ -103,7 +106,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
     // Replayed with both servers gone and no network at all: the child answers the same.
     await sub.close();
     await ws.fake.close();
-    const replayed = await runMopac([
+    const replayed = await ws.run([
       "run",
       "-o",
       "stream-json",
@@ -111,16 +114,11 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
       "--replay",
       cassette,
       PROMPT,
-    ], {
-      cwd: ws.dir,
-      perms: { read: [ws.dir, tmp], write: [ws.dir], env: Object.keys(ENV) },
-      env: ENV,
-    });
+    ], { perms: { read: [ws.dir, tmp], write: [ws.dir], env: Object.keys(ENV) }, env: ENV });
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.deepEqual(child(replayed.stdout), child(recorded.stdout));
   } finally {
     await sub.close();
-    await ws.close();
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
   }
 });

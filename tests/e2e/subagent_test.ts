@@ -12,8 +12,8 @@ import {
   scriptToolCall,
   scriptToolCalls,
 } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
+import { workspace } from "../_support/workspace.ts";
 import { contentText, Latch, patchConfig, startHoldProxy } from "./_hold_proxy.ts";
 
 const SMALL = "fake-small";
@@ -65,7 +65,7 @@ const PARENT_TURNS: ScriptedTurn[] = [
 
 Deno.test("e2e: two parallel sub-agents: child sessions, totals rolled up, a child's write denied, -C skips them", async () => {
   let parentTurn = 0;
-  const ws = await fakeWorkspace({
+  const ws = await workspace({
     turns: (req) => {
       if (isTitle(req)) return scriptText("Two Sub Agents", use(50, 5));
       const child = childOf(req);
@@ -101,7 +101,7 @@ Deno.test("e2e: two parallel sub-agents: child sessions, totals rolled up, a chi
       c.models.small = { provider: "fake", model: SMALL };
     });
     const perms = { ...ws.perms, net: [...ws.perms.net!, `127.0.0.1:${proxy.port}`] };
-    const run = (args: string[]) => runMopac(args, { cwd: ws.dir, perms, env: FAKE_ENV });
+    const run = (args: string[]) => ws.run(args, { perms });
 
     const r = await run(["run", "-o", "stream-json", "survey the repo with two helpers"]);
     assert.equal(r.code, 0, r.stderr);

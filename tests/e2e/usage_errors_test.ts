@@ -1,16 +1,12 @@
 import assert from "node:assert/strict";
 import { runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 
-async function inWorkspace(fn: (ws: Awaited<ReturnType<typeof fakeWorkspace>>) => Promise<void>) {
-  const ws = await fakeWorkspace({ turns: [] });
-  try {
-    await fn(ws);
-    // None of these may reach the model.
-    assert.equal(ws.fake.requests.length, 0);
-  } finally {
-    await ws.close();
-  }
+async function inWorkspace(fn: (ws: Awaited<ReturnType<typeof workspace>>) => Promise<void>) {
+  await using ws = await workspace({ turns: [] });
+  await fn(ws);
+  // None of these may reach the model.
+  assert.equal(ws.fake.requests.length, 0);
 }
 
 function assertUsage(r: { code: number; stdout: string; stderr: string }, pattern: RegExp) {
@@ -21,7 +17,7 @@ function assertUsage(r: { code: number; stdout: string; stderr: string }, patter
 
 Deno.test("e2e: a missing prompt is exit 2 with a hint", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const r = await ws.run(["run"]);
     assertUsage(r, /no prompt given\nhint: /);
     assert.equal(r.stdout, "");
   });
@@ -29,11 +25,7 @@ Deno.test("e2e: a missing prompt is exit 2 with a hint", async () => {
 
 Deno.test("e2e: an unknown flag is exit 2 with a hint", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "--frobnicate", "x"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "--frobnicate", "x"]);
     assertUsage(r, /Unknown option '--frobnicate'\nhint: run 'mopac run --help'/);
   });
 });
@@ -44,7 +36,7 @@ Deno.test("e2e: a config error names file, line and column", async () => {
       `${ws.dir}/.mopac.json`,
       `{\n  // tools settings\n  "tools": {\n    "ls": { "max_depth": "deep" }\n  }\n}\n`,
     );
-    const r = await runMopac(["run", "hi"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const r = await ws.run(["run", "hi"]);
     assertUsage(r, new RegExp(`${ws.dir}/\\.mopac\\.json:4:26`));
     assert.match(r.stderr, /max_depth/);
   });
@@ -56,7 +48,7 @@ Deno.test("e2e: a JSON syntax error names file, line and column", async () => {
       `${ws.dir}/.mopac.json`,
       `{\n  "options": {\n    "debug": tru\n  }\n}\n`,
     );
-    const r = await runMopac(["run", "hi"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const r = await ws.run(["run", "hi"]);
     assertUsage(r, new RegExp(`${ws.dir}/\\.mopac\\.json:3:\\d+`));
   });
 });
@@ -83,11 +75,7 @@ Deno.test("e2e: an ambiguous bare model id lists the candidates", async () => {
         },
       }),
     );
-    const r = await runMopac(["run", "-m", "shared-model", "hi"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "-m", "shared-model", "hi"]);
     assertUsage(r, /ambiguous/i);
     assert.match(r.stderr, /one\/shared-model/);
     assert.match(r.stderr, /two\/shared-model/);
@@ -96,22 +84,14 @@ Deno.test("e2e: an ambiguous bare model id lists the candidates", async () => {
 
 Deno.test("e2e: an unknown provider is exit 2", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "-m", "nosuch/model", "hi"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "-m", "nosuch/model", "hi"]);
     assertUsage(r, /nosuch/);
   });
 });
 
 Deno.test("e2e: json output still gets a result object on a usage error", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "-o", "json"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "-o", "json"]);
     assert.equal(r.code, 2);
     const result = JSON.parse(r.stdout);
     assert.equal(result.type, "result");
@@ -130,7 +110,7 @@ Deno.test("e2e: --version and --help need no permissions at all", async () => {
 
 Deno.test("e2e: --dry-run resolves and prints the run, calls no model and writes nothing", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "--dry-run"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const r = await ws.run(["run", "--dry-run"]);
     assert.equal(r.code, 0, r.stderr);
     const plan = JSON.parse(r.stdout);
     assert.equal(plan.model, "fake/fake-model");
@@ -144,33 +124,25 @@ Deno.test("e2e: --dry-run resolves and prints the run, calls no model and writes
 
 Deno.test("e2e: --replay of a missing cassette is exit 2 before anything starts", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "--replay", "nope.jsonl", "hi"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "--replay", "nope.jsonl", "hi"]);
     assertUsage(r, /--replay .*nope\.jsonl: no such file/);
   });
 });
 
 Deno.test("e2e: config show never prints a key; --cwd without a value is exit 2", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["config", "show"], { cwd: ws.dir, perms: ws.perms, env: FAKE_ENV });
+    const r = await ws.run(["config", "show"]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!r.stdout.includes(FAKE_ENV.FAKE_API_KEY), "the expanded key is redacted");
     assert.match(r.stdout, /"api_key": "\[REDACTED\]"/);
-    const bad = await runMopac(["config", "show", "--cwd"], { cwd: ws.dir, perms: ws.perms });
+    const bad = await ws.run(["config", "show", "--cwd"]);
     assertUsage(bad, /--cwd needs a value/);
   });
 });
 
 Deno.test("e2e: a negative number as a flag value is one line with a hint", async () => {
   await inWorkspace(async (ws) => {
-    const r = await runMopac(["run", "--max-turns", "-1", "hi"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
+    const r = await ws.run(["run", "--max-turns", "-1", "hi"]);
     assertUsage(
       r,
       /^mopac: Option '--max-turns' argument is ambiguous\nhint: .*--max-turns=VALUE\n$/,

@@ -9,12 +9,12 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { createMcpManager, type McpManager } from "../../src/mcp/manager.ts";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { ToolInfraError } from "../../src/util/errors.ts";
-import { runTool, toolContext, waitFor } from "../_support/mcp_helpers.ts";
+import { runTool, toolContext } from "../_support/mcp_helpers.ts";
+import { waitFor } from "../_support/wait.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 import { HUGE_HEAD, HUGE_TAIL, LONG_TOOL } from "../_support/mcp_bad_server.ts";
 import { scriptText, scriptToolCall, scriptToolCalls } from "../_support/fake_openai.ts";
-import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV } from "../e2e/_workspace.ts";
+import { events } from "../_support/run_mopac.ts";
 import { mcpWorkspace, toolMessages, toolNames } from "../e2e/_mcp_run.ts";
 
 const BAD = new URL("../_support/mcp_bad_server.ts", import.meta.url).pathname;
@@ -259,7 +259,7 @@ Deno.test("heavy stderr neither blocks start nor calls; it goes to the log file"
     assert.deepEqual(await runTool(m.tools(), "mcp_loud_shout", { mb: 8 }), { content: "shouted" });
     // stderr is its own pipe: the log may trail the answer by a moment.
     const logged = async () => (await Deno.stat(`${logDir}/mcp-loud.log`)).size;
-    await waitFor(async () => await logged() >= 16 * 1024 * 1024, 10_000);
+    await waitFor(async () => await logged() >= 16 * 1024 * 1024, "16 MiB in the log");
   });
 });
 
@@ -277,7 +277,7 @@ Deno.test("a storm of tools/list_changed costs one re-list between turns", async
 });
 
 Deno.test("e2e: bad servers at start-up are warnings; the run offers only tools a strict endpoint takes", async () => {
-  const ws = await mcpWorkspace(
+  await using ws = await mcpWorkspace(
     [
       scriptToolCall("mcp_junk_echo", { text: "through the junk" }),
       scriptToolCall("mcp_badtools_one_of", { a: "x" }),
@@ -291,58 +291,50 @@ Deno.test("e2e: bad servers at start-up are warnings; the run offers only tools 
       loud: bad("ok", { enabled_tools: ["echo"] }, ["--stderr-mb", "4"]),
     },
   );
-  try {
-    const r = await runMopac(["run", "-o", "stream-json", "go"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(ws.fake.rejected, []);
-    assert.doesNotMatch(r.stderr, /\n\s+at .*\.ts:\d+/, "no stack trace");
-    const init = events(r.stdout)[0];
-    assert.deepEqual(init.mcp_servers, [
-      { name: "junk", status: "connected", tools: 14 },
-      {
-        name: "refuses",
-        status: "failed",
-        tools: 0,
-        error: "MCP error -32603: license check failed",
-      },
-      { name: "silent", status: "failed", tools: 0, error: "did not become ready within 1s" },
-      { name: "badtools", status: "connected", tools: 11 },
-      { name: "loud", status: "connected", tools: 1 },
-    ]);
-    const stderr = r.stderr.split("\n");
-    for (
-      const line of [
-        "mcp refuses: failed to start: MCP error -32603: license check failed",
-        "mcp silent: failed to start: did not become ready within 1s",
-        "mcp junk: not a JSON-RPC message on stdout: this is not json (at startup)",
-        'mcp badtools: tool "dup" dropped: the server lists that name twice',
-      ]
-    ) assert.ok(stderr.includes(line), `${line}\n---\n${r.stderr}`);
+  const r = await ws.run(["run", "-o", "stream-json", "go"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(ws.fake.rejected, []);
+  assert.doesNotMatch(r.stderr, /\n\s+at .*\.ts:\d+/, "no stack trace");
+  const init = events(r.stdout)[0];
+  assert.deepEqual(init.mcp_servers, [
+    { name: "junk", status: "connected", tools: 14 },
+    {
+      name: "refuses",
+      status: "failed",
+      tools: 0,
+      error: "MCP error -32603: license check failed",
+    },
+    { name: "silent", status: "failed", tools: 0, error: "did not become ready within 1s" },
+    { name: "badtools", status: "connected", tools: 11 },
+    { name: "loud", status: "connected", tools: 1 },
+  ]);
+  const stderr = r.stderr.split("\n");
+  for (
+    const line of [
+      "mcp refuses: failed to start: MCP error -32603: license check failed",
+      "mcp silent: failed to start: did not become ready within 1s",
+      "mcp junk: not a JSON-RPC message on stdout: this is not json (at startup)",
+      'mcp badtools: tool "dup" dropped: the server lists that name twice',
+    ]
+  ) assert.ok(stderr.includes(line), `${line}\n---\n${r.stderr}`);
 
-    const reqs = ws.fake.turnRequests();
-    assert.equal(reqs.length, 3);
-    const specs = (reqs[0].tools as Array<{ function: { name: string; parameters: unknown } }>)
-      .map((t) => t.function);
-    assertStrictlyAcceptable(specs);
-    assert.equal(toolNames(reqs[0]).filter((n) => n.startsWith("mcp_badtools_")).length, 11);
-    assert.deepEqual(toolMessages(reqs[2]).map((msg) => msg.content), [
-      "through the junk",
-      'MCP server "badtools" returned an error: MCP error -32602: unknown tool one_of',
-    ]);
-    const { size } = await Deno.stat(`${ws.dir}/.mopac/logs/mcp-loud.log`);
-    assert.ok(size >= 4 * 1024 * 1024, `log has ${size} bytes`);
-  } finally {
-    await ws.close();
-  }
+  const reqs = ws.fake.turnRequests();
+  assert.equal(reqs.length, 3);
+  const specs = (reqs[0].tools as Array<{ function: { name: string; parameters: unknown } }>)
+    .map((t) => t.function);
+  assertStrictlyAcceptable(specs);
+  assert.equal(toolNames(reqs[0]).filter((n) => n.startsWith("mcp_badtools_")).length, 11);
+  assert.deepEqual(toolMessages(reqs[2]).map((msg) => msg.content), [
+    "through the junk",
+    'MCP server "badtools" returned an error: MCP error -32602: unknown tool one_of',
+  ]);
+  const { size } = await Deno.stat(`${ws.dir}/.mopac/logs/mcp-loud.log`);
+  assert.ok(size >= 4 * 1024 * 1024, `log has ${size} bytes`);
 });
 
 Deno.test("e2e: bad tools/call answers become tool errors; the run goes on and reconnects", async () => {
   const calls = ["huge_text", "unknown_type", "bad_image", "error_no_content", "rpc_error"];
-  const ws = await mcpWorkspace(
+  await using ws = await mcpWorkspace(
     [
       scriptToolCalls([
         ...calls.map((name, i) => ({ name: `mcp_srv_${name}`, arguments: {}, id: `c${i}` })),
@@ -359,55 +351,47 @@ Deno.test("e2e: bad tools/call answers become tool errors; the run goes on and r
     ],
     { srv: bad("ok", { timeout: 1 }) },
   );
-  try {
-    const r = await runMopac(["run", "-o", "stream-json", "go"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(ws.fake.rejected, []);
-    const ev = events(r.stdout);
-    assert.equal(ev.at(-1)!.result, "survived");
-    const reqs = ws.fake.turnRequests();
-    assert.equal(reqs.length, 5);
+  const r = await ws.run(["run", "-o", "stream-json", "go"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(ws.fake.rejected, []);
+  const ev = events(r.stdout);
+  assert.equal(ev.at(-1)!.result, "survived");
+  const reqs = ws.fake.turnRequests();
+  assert.equal(reqs.length, 5);
 
-    const first = toolMessages(reqs[1]).map((msg) => String(msg.content));
-    assert.ok(first[0].startsWith(HUGE_HEAD) && first[0].endsWith(HUGE_TAIL));
-    assert.ok(first[0].length < 40_000, `the model got ${first[0].length} characters`);
-    assert.match(first[0], /\[\.\.\. \d+ characters \(\d+ lines\) cut \.\.\.\]/);
-    assert.deepEqual(first.slice(1, 5), [
-      '[unsupported content block of type "hologram"]\nafter hologram',
-      "[image omitted: image/png, the data is not valid base64]\n" +
-      "[image omitted: image/png, 70 B; not viewable here]\n" +
-      "[image omitted: image/png, the data is not a PNG, JPEG, GIF or WebP image]\n" +
-      "[image omitted: image/png, 70 B; not viewable here]",
-      'MCP server "srv" reported that tool "error_no_content" failed, without saying why',
-      'MCP server "srv" returned an error: MCP error -32000: backend exploded',
-    ]);
-    assert.match(first[5], /^MCP server "srv" did not answer within 1s/);
-    assert.equal(first[6], "shouted");
+  const first = toolMessages(reqs[1]).map((msg) => String(msg.content));
+  assert.ok(first[0].startsWith(HUGE_HEAD) && first[0].endsWith(HUGE_TAIL));
+  assert.ok(first[0].length < 40_000, `the model got ${first[0].length} characters`);
+  assert.match(first[0], /\[\.\.\. \d+ characters \(\d+ lines\) cut \.\.\.\]/);
+  assert.deepEqual(first.slice(1, 5), [
+    '[unsupported content block of type "hologram"]\nafter hologram',
+    "[image omitted: image/png, the data is not valid base64]\n" +
+    "[image omitted: image/png, 70 B; not viewable here]\n" +
+    "[image omitted: image/png, the data is not a PNG, JPEG, GIF or WebP image]\n" +
+    "[image omitted: image/png, 70 B; not viewable here]",
+    'MCP server "srv" reported that tool "error_no_content" failed, without saying why',
+    'MCP server "srv" returned an error: MCP error -32000: backend exploded',
+  ]);
+  assert.match(first[5], /^MCP server "srv" did not answer within 1s/);
+  assert.equal(first[6], "shouted");
 
-    const lost = toolMessages(reqs[2]).at(-1)!.content;
-    assert.match(String(lost), /^the connection to MCP server "srv" was lost during the call/);
-    assert.deepEqual(toolMessages(reqs[3]).slice(-2).map((msg) => msg.content), [
-      "reconnected",
-      "stormed 500",
-    ]);
-    // The storm's new tool is offered from the next request on, and works.
-    assert.ok(!toolNames(reqs[2]).includes("mcp_srv_extra"));
-    assert.ok(toolNames(reqs[3]).includes("mcp_srv_extra"));
-    assert.equal(toolMessages(reqs[4]).at(-1)!.content, "extra tool answered");
+  const lost = toolMessages(reqs[2]).at(-1)!.content;
+  assert.match(String(lost), /^the connection to MCP server "srv" was lost during the call/);
+  assert.deepEqual(toolMessages(reqs[3]).slice(-2).map((msg) => msg.content), [
+    "reconnected",
+    "stormed 500",
+  ]);
+  // The storm's new tool is offered from the next request on, and works.
+  assert.ok(!toolNames(reqs[2]).includes("mcp_srv_extra"));
+  assert.ok(toolNames(reqs[3]).includes("mcp_srv_extra"));
+  assert.equal(toolMessages(reqs[4]).at(-1)!.content, "extra tool answered");
 
-    // The session holds what the model saw, not the 10 MB; the log holds the stderr.
-    let sessionBytes = 0;
-    for await (const e of Deno.readDir(`${ws.dir}/.mopac/sessions`)) {
-      sessionBytes += (await Deno.stat(`${ws.dir}/.mopac/sessions/${e.name}`)).size;
-    }
-    assert.ok(sessionBytes < 1024 * 1024, `sessions take ${sessionBytes} bytes`);
-    const { size } = await Deno.stat(`${ws.dir}/.mopac/logs/mcp-srv.log`);
-    assert.ok(size >= 4 * 1024 * 1024, `log has ${size} bytes`);
-  } finally {
-    await ws.close();
+  // The session holds what the model saw, not the 10 MB; the log holds the stderr.
+  let sessionBytes = 0;
+  for await (const e of Deno.readDir(`${ws.dir}/.mopac/sessions`)) {
+    sessionBytes += (await Deno.stat(`${ws.dir}/.mopac/sessions/${e.name}`)).size;
   }
+  assert.ok(sessionBytes < 1024 * 1024, `sessions take ${sessionBytes} bytes`);
+  const { size } = await Deno.stat(`${ws.dir}/.mopac/logs/mcp-srv.log`);
+  assert.ok(size >= 4 * 1024 * 1024, `log has ${size} bytes`);
 });

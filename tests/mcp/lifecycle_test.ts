@@ -7,7 +7,8 @@ import { createMcpManager, type McpManagerOptions } from "../../src/mcp/manager.
 import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { ToolInfraError } from "../../src/util/errors.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
-import { FIXTURE, fixtureStdio, processGone, runTool, waitFor } from "../_support/mcp_helpers.ts";
+import { FIXTURE, fixtureStdio, processGone, runTool } from "../_support/mcp_helpers.ts";
+import { waitFor } from "../_support/wait.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
 async function withManager(
