@@ -3,7 +3,7 @@
  * `-o stream-json` (one JSON object a line, `"v": 1` first), and the `result` object
  * that `-o json` prints alone. docs/events.schema.json is generated from it
  * (`deno task schema:events`); tests check that file is current, that the schema
- * and the event types in src/agent/events.ts describe the same objects, and that
+ * and the event types (RunEvent in src/app/run_events.ts) describe the same objects, and that
  * what real runs print validates against it. Objects are closed: a field added to an
  * event without a line here fails those tests instead of going undocumented.
  */
@@ -43,6 +43,11 @@ const Init = z.strictObject({
   cwd: z.string(),
   tools: z.array(z.string()).describe("Names of the tools offered to the model"),
   mcp_servers: z.array(McpServerStatus),
+  sandbox: z.strictObject({
+    backend: z.string().describe('"bwrap", "sandbox-exec", "off" (--sandbox off) or "none"'),
+    network: z.string().describe("The jail's network mode"),
+    hosts: z.array(z.string()).readonly().optional().describe("Hosts the proxy lets through"),
+  }).optional().describe("The OS jail of the model's processes, when bash is offered"),
 });
 
 const Text = z.strictObject({

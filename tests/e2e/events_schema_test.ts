@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { AgentEvent } from "../../src/agent/events.ts";
+import type { RunEvent } from "../../src/app/run_events.ts";
 import { eventsJsonSchemaText, type WireEvent } from "../../src/cli/events_schema.ts";
 import {
   type ParsedRequest,
@@ -24,7 +24,7 @@ const SCHEMA_FILE = `${REPO}docs/events.schema.json`;
  * Compile-time: the schema's objects and the program's event types are one shape.
  * A field added on one side only stops `deno check` here.
  */
-type Wire = { v: 1 } & AgentEvent;
+type Wire = { v: 1 } & RunEvent;
 const _schemaCoversTypes = (e: Wire): WireEvent => e;
 const _typesCoverSchema = (e: WireEvent): Wire => e;
 
