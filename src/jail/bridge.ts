@@ -5,9 +5,10 @@
  * bwrap of its own that shares the host network, for --die-with-parent: a SIGKILL
  * of mopac takes it along, and Deno needs no --allow-run for socat.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { finishedWithin } from "../util/wait.ts";
 import { BWRAP, namespaceArgs, pathEnv } from "./bwrap.ts";
+import { ensureDataDir } from "../util/data_dir.ts";
 
 export class HostBridge {
   #stderr = "";
@@ -26,6 +27,8 @@ export class HostBridge {
 
   /** Starts socat and waits until its socket exists. */
   static async start(runDir: string, proxyPort: number, timeoutMs = 20_000): Promise<HostBridge> {
+    // runDir lies in the data dir; one made here gets its .gitignore.
+    await ensureDataDir(dirname(runDir));
     await Deno.mkdir(runDir, { recursive: true });
     const socket = join(runDir, `proxy-${crypto.randomUUID().slice(0, 8)}.sock`);
     if (new TextEncoder().encode(socket).length > 100) {

@@ -13,6 +13,7 @@ import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import type { SurveyResult } from "./survey.ts";
 import type { JailPlan, Mount, NetworkPolicy } from "./types.ts";
 import { scanWorkspace } from "./workspace_scan.ts";
+import { ensureDataDir } from "../util/data_dir.ts";
 
 export interface PlanInput {
   workspace: string;
@@ -73,7 +74,11 @@ export async function buildPlan(input: PlanInput): Promise<JailPlan> {
   const notes: string[] = [];
   const mounts: Mount[] = [];
   const cacheDir = input.persistCache === false ? undefined : cacheDirOf(input.dataDir);
-  if (cacheDir) await Deno.mkdir(cacheDir, { recursive: true });
+  if (cacheDir) {
+    // A data dir made here (a jailed MCP server before any session) gets its .gitignore.
+    await ensureDataDir(input.dataDir);
+    await Deno.mkdir(cacheDir, { recursive: true });
+  }
 
   const writable = input.writeGlobs ? writeRoots(input.writeGlobs, ws) : [ws];
   if (input.writeGlobs && writable.includes(ws)) {

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { buildPlan, staticPrefix, surveyRequest, writeRoots } from "../../src/jail/plan.ts";
 import { PathGlobs } from "../../src/permission/match.ts";
+import { DATA_DIR_GITIGNORE } from "../../src/util/data_dir.ts";
 
 Deno.test("plan: a write glob grants the folder before its first wildcard", () => {
   assert.equal(staticPrefix("src/**/*.ts"), "src");
@@ -130,4 +131,24 @@ Deno.test("plan: the probe looks at HOME's credential stores, sockets and absolu
   assert.deepEqual(req.walk, [{ dir: "/etc/secret", depth: 4 }]);
   assert.deepEqual(req.sockets, [{ dir: "/home/u", depth: 4 }]);
   assert.deepEqual(surveyRequest(undefined, []).sockets, []);
+});
+
+Deno.test("plan: a data dir the cache creates ignores itself in git; an ephemeral run makes none", async () => {
+  const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-plan-" }));
+  try {
+    const input = {
+      workspace: ws,
+      denyGlobs: [],
+      denied: () => false,
+      hide: [],
+      network: { mode: "none" as const },
+    };
+    await buildPlan({ ...input, dataDir: `${ws}/gone`, persistCache: false });
+    assert.ok(!(await Deno.stat(`${ws}/gone`).then(() => true, () => false)));
+    await buildPlan({ ...input, dataDir: `${ws}/.mopac` });
+    assert.equal(await Deno.readTextFile(`${ws}/.mopac/.gitignore`), DATA_DIR_GITIGNORE);
+    assert.ok((await Deno.stat(`${ws}/.mopac/cache`)).isDirectory);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
 });
