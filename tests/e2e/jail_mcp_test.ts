@@ -11,6 +11,7 @@ import { events } from "../_support/run_mopac.ts";
 import { noJail } from "../_support/jail.ts";
 import { listen, outsideTmp } from "./_jail.ts";
 import { workspace } from "../_support/workspace.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const SERVER = fileURLToPath(new URL("./_mcp_probe_server.ts", import.meta.url));
 const CI_SECRET = `ci-secret-${crypto.randomUUID()}`;
@@ -24,7 +25,7 @@ Deno.test({
     const args = { port: tcp.port, write: `${outside}/planted`, read: ".env" };
     const server = (sandbox: boolean) => ({
       command: Deno.execPath(),
-      args: ["run", "-A", "--no-config", "--no-lock", SERVER],
+      args: [...DENO_RUN, "-A", SERVER],
       ...(sandbox ? { sandbox: true } : {}),
     });
     await using ws = await workspace({

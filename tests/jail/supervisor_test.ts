@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { type Frame, readFrames } from "../../src/jail/frames.ts";
 import { supervisorCommand } from "../../src/jail/supervisor.ts";
 import { SUPERVISOR_COMMAND } from "../../src/jail/command_name.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
@@ -66,5 +67,5 @@ Deno.test("supervisor: deno eval of its own source", async () => {
 });
 
 Deno.test("supervisor: a compiled mopac's hidden command (through main.ts)", async () => {
-  check(await converse([Deno.execPath(), "run", "-A", MAIN, SUPERVISOR_COMMAND]));
+  check(await converse([Deno.execPath(), ...DENO_RUN, "-A", MAIN, SUPERVISOR_COMMAND]));
 });
