@@ -34,7 +34,7 @@ if (values["provider-case"]) {
 
 const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
 const { scriptText, scriptToolCall } = await import("../_support/fake_openai.ts");
-const { FAKE_ENV, fakeWorkspace } = await import("../e2e/_workspace.ts");
+const { FAKE_ENV, workspace } = await import("../_support/workspace.ts");
 type DeltaKind = import("../_support/delta_stream.ts").DeltaKind;
 
 const SIZES = values.sizes.split(",").map(Number);
@@ -173,7 +173,7 @@ async function mopacRun(kind: DeltaKind, count: number, format: string, onDisk =
       scriptText("done"),
     ];
   // An answer this long is past the fake model's context window: no summarizing turn.
-  const ws = await fakeWorkspace({ turns }, { options: { disable_auto_summarize: true } });
+  const ws = await workspace({ turns }, { options: { disable_auto_summarize: true } });
   try {
     const session = onDisk ? [] : ["--ephemeral"];
     const args = ["run", ...denoFlags(ws.perms), MAIN, "run", "-o", format, ...session, "go"];

@@ -9,7 +9,7 @@
 import { scriptText } from "../_support/fake_openai.ts";
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
 import { runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 
 export interface FirstRequest {
   system: string;
@@ -52,7 +52,7 @@ export async function captureFirstRequest(
   flags: string[],
   opts: { files?: Record<string, string>; turns?: ScriptedTurn[] } = {},
 ): Promise<Captured> {
-  const ws = await fakeWorkspace({ turns: opts.turns ?? [scriptText('{"verdict":"pass"}')] });
+  const ws = await workspace({ turns: opts.turns ?? [scriptText('{"verdict":"pass"}')] });
   try {
     await Deno.writeTextFile(`${ws.dir}/AGENTS.md`, "Run `deno task test` before you finish.\n");
     await Deno.writeTextFile(`${ws.dir}/.gitignore`, "");

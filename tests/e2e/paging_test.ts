@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
-import { runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { workspace } from "../_support/workspace.ts";
 import { lastResult, toolResults } from "./_tool_results.ts";
 
 /** The runner's head+tail cut: a paging tool's result must never need it. */
@@ -28,42 +27,34 @@ Deno.test("e2e: a 2,000-line, 154 KB file is read to its end through the pages v
     if (!next) return scriptText("read it all");
     return scriptToolCall("view", { file_path: "big.txt", offset: Number(next[1]) });
   };
-  const ws = await fakeWorkspace({ turns });
-  try {
-    await Deno.writeTextFile(`${ws.dir}/big.txt`, file);
-    const r = await runMopac(["run", "--agent", "readonly", "read big.txt"], {
-      cwd: ws.dir,
-      perms: ws.perms,
-      env: FAKE_ENV,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(ws.fake.rejected, []);
-    const pages = toolResults(ws.fake.turnRequests().at(-1)!);
-    assert.ok(pages.length >= 6, `${pages.length} pages`);
-    const seen: string[] = [];
-    for (const [i, page] of pages.entries()) {
-      assert.ok(page.length <= OUTPUT_LIMIT, `page ${i}: ${page.length} characters`);
-      assert.doesNotMatch(page, RUNNER_CUT);
-      for (const l of page.split("\n")) {
-        const m = /^ *(\d+)\|(.*)$/.exec(l);
-        if (m) seen.push(m[2]);
-      }
-      const note = page.split("\n").at(-1)!;
-      if (i < pages.length - 1) {
-        const total =
-          /^\(Lines (\d+)-(\d+) of 2000 shown\. (\d+) more lines remain: call view with offset (\d+) to continue\.\)$/
-            .exec(note);
-        assert.ok(total, note);
-        assert.equal(Number(total[3]), 2000 - Number(total[2]));
-      } else {
-        assert.match(note, /^\(Lines \d+-2000 of 2000 shown: the end of the file\.\)$/);
-      }
+  await using ws = await workspace({ turns });
+  await Deno.writeTextFile(`${ws.dir}/big.txt`, file);
+  const r = await ws.run(["run", "--agent", "readonly", "read big.txt"], {});
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(ws.fake.rejected, []);
+  const pages = toolResults(ws.fake.turnRequests().at(-1)!);
+  assert.ok(pages.length >= 6, `${pages.length} pages`);
+  const seen: string[] = [];
+  for (const [i, page] of pages.entries()) {
+    assert.ok(page.length <= OUTPUT_LIMIT, `page ${i}: ${page.length} characters`);
+    assert.doesNotMatch(page, RUNNER_CUT);
+    for (const l of page.split("\n")) {
+      const m = /^ *(\d+)\|(.*)$/.exec(l);
+      if (m) seen.push(m[2]);
     }
-    // Every line, once, whole and in order.
-    assert.deepEqual(seen, lines);
-  } finally {
-    await ws.close();
+    const note = page.split("\n").at(-1)!;
+    if (i < pages.length - 1) {
+      const total =
+        /^\(Lines (\d+)-(\d+) of 2000 shown\. (\d+) more lines remain: call view with offset (\d+) to continue\.\)$/
+          .exec(note);
+      assert.ok(total, note);
+      assert.equal(Number(total[3]), 2000 - Number(total[2]));
+    } else {
+      assert.match(note, /^\(Lines \d+-2000 of 2000 shown: the end of the file\.\)$/);
+    }
   }
+  // Every line, once, whole and in order.
+  assert.deepEqual(seen, lines);
 });
 
 Deno.test("e2e: fetch pages a long document; grep marks a cut line", async () => {
@@ -81,7 +72,7 @@ Deno.test("e2e: fetch pages a long document; grep marks a cut line", async () =>
     if (!next) return scriptText("done");
     return scriptToolCall("fetch", { url, format: "text", offset: Number(next[1]) });
   };
-  const ws = await fakeWorkspace({ turns });
+  await using ws = await workspace({ turns });
   try {
     // The operator's config (--config) names the host: only the operator may.
     const reader = {
@@ -90,10 +81,8 @@ Deno.test("e2e: fetch pages a long document; grep marks a cut line", async () =>
     };
     await Deno.writeTextFile(`${ws.dir}/operator.json`, JSON.stringify({ agents: { reader } }));
     await Deno.writeTextFile(`${ws.dir}/wide.txt`, `    NEEDLE ${"q".repeat(700)}\n`);
-    const r = await runMopac(["run", "--config", "operator.json", "--agent", "reader", "read it"], {
-      cwd: ws.dir,
+    const r = await ws.run(["run", "--config", "operator.json", "--agent", "reader", "read it"], {
       perms: { ...ws.perms, net: [...ws.perms.net!, `127.0.0.1:${server.addr.port}`] },
-      env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);
     const [grep, ...pages] = toolResults(ws.fake.turnRequests().at(-1)!);
@@ -108,7 +97,6 @@ Deno.test("e2e: fetch pages a long document; grep marks a cut line", async () =>
     assert.match(pages.at(-1)!, /: the end\.\)$/);
     assert.equal(text, body);
   } finally {
-    await ws.close();
     await server.shutdown();
   }
 });
