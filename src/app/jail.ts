@@ -18,7 +18,7 @@ import type { McpServerConfig } from "../mcp/config.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import { resolveProfile } from "../permission/profiles.ts";
 import type { McpJails } from "../jail/mod.ts";
-import { baseEnv } from "../tools/shell/env.ts";
+import { serverEnv } from "../mcp/server_env.ts";
 import { jailedServer, serverNetwork } from "./jail_choice.ts";
 import { isInside, PathGlobs } from "../permission/match.ts";
 import { readEnv } from "../util/env.ts";
@@ -83,7 +83,8 @@ async function jailServers(
     const jailed = await jails.wrap(
       { command: cfg.command!, args: cfg.args },
       serverNetwork(cfg),
-      baseEnv({ config: cfg.env ?? {} }),
+      // What an unjailed server would get: the clean base, its env_vars, its env.
+      serverEnv(cfg),
     );
     out[name] = {
       ...cfg,

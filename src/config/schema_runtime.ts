@@ -46,6 +46,12 @@ export const McpServerSchema = z
     command: z.string().optional(),
     args: z.array(z.string()).optional(),
     env: StringMap.optional(),
+    env_vars: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "not a variable name"))
+      .optional()
+      .describe(
+        "mopac: names of mopac's own environment variables passed on to this stdio server " +
+          "(it otherwise gets only a clean base environment plus env)",
+      ),
     url: z.string().optional(),
     headers: StringMap.optional(),
     disabled: z.boolean().optional(),

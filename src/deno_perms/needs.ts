@@ -23,7 +23,8 @@ export interface RunPlan {
   configFiles: string[];
   workspace: string;
   providerUrl?: string;
-  mcp: Array<{ name: string; type: string; command?: string; url?: string }>;
+  /** `envVars`: the variables an operator passes on to a stdio server (its `env_vars`). */
+  mcp: Array<{ name: string; type: string; command?: string; url?: string; envVars?: string[] }>;
   /** Names of the tools offered to the model. */
   tools: string[];
   /** Env vars the config references. */
@@ -75,6 +76,9 @@ export function permissionNeeds(plan: RunPlan): Need[] {
   for (const server of plan.mcp) {
     if (server.type === "stdio" && server.command) {
       needs.push({ kind: "run", command: server.command, why: `MCP server "${server.name}"` });
+      for (const variable of server.envVars ?? []) {
+        needs.push({ kind: "env", variable, why: `MCP server "${server.name}"` });
+      }
     } else if (server.url) {
       const host = hostOf(server.url);
       if (host) needs.push({ kind: "net", host, why: `MCP server "${server.name}"` });

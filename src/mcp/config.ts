@@ -11,6 +11,8 @@ export interface McpServerConfig {
   command?: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Names of mopac's own environment variables passed on (stdio); the rest is a clean base. */
+  env_vars?: string[];
   url?: string;
   headers?: Record<string, string>;
   disabled?: boolean;

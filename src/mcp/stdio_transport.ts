@@ -1,9 +1,9 @@
 /**
  * MCP over a child's stdin/stdout (newline-delimited JSON-RPC). Written here rather
- * than taken from the SDK because the SDK's StdioClientTransport gives the child a
- * thin environment (TLS breaks for `deno run npm:` servers) and no process group, so
- * `npx`/`bash -c` grandchildren outlive it. Here the child inherits the whole
- * environment plus `env`, leads its own group, and its stderr goes to a log file.
+ * than taken from the SDK because the SDK's StdioClientTransport gives the child no
+ * process group, so `npx`/`bash -c` grandchildren outlive it, and an environment of
+ * its own choosing. Here the child gets exactly `env` (the caller builds it from a
+ * clean base: no provider keys), leads its own group, and its stderr goes to a log file.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types";
@@ -18,9 +18,8 @@ import { StderrLog } from "./stderr_log.ts";
 export interface StdioOptions {
   command: string;
   args?: string[];
+  /** The child's whole environment (nothing of mopac's own is inherited). */
   env?: Record<string, string>;
-  /** `env` is the whole environment (a jailed server): nothing of mopac's is inherited. */
-  clearEnv?: boolean;
   cwd?: string;
   /** Append-mode log file for the child's stderr. */
   logPath: string;
@@ -85,9 +84,9 @@ export class StdioTransport implements Transport {
     if (this.#child) throw new Error("StdioTransport already started");
     const child = new Deno.Command(this.#opts.command, {
       args: this.#opts.args ?? [],
-      // Deno.Command inherits the parent's environment; `env` is added on top of it.
+      // Exactly `env`: mopac's own environment holds provider keys and tokens.
+      clearEnv: true,
       env: this.#opts.env ?? {},
-      clearEnv: this.#opts.clearEnv === true,
       cwd: this.#opts.cwd,
       stdin: "piped",
       stdout: "piped",

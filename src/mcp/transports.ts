@@ -11,6 +11,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { type McpServerConfig, transportKind } from "./config.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { finishedWithin } from "../util/wait.ts";
+import { serverEnv } from "./server_env.ts";
 
 const TERMINATE_MS = 1_000;
 
@@ -33,8 +34,8 @@ export function createTransport(
     return new StdioTransport({
       command: cfg.command!,
       args: cfg.args,
-      env: cfg.env,
-      clearEnv: cfg.clear_env,
+      // A jailed server's env was built whole by the jail (from serverEnv too).
+      env: cfg.clear_env ? cfg.env ?? {} : serverEnv(cfg),
       logPath: logPathFor(opts.logDir, server),
       redactLog: opts.redactLog,
     });
