@@ -74,10 +74,15 @@ export function timeLimit(
 
 type Source = { kind: "flag" } | { kind: "config"; prefix: string };
 
+/**
+ * `caps` (what an untrusted project set) bound the result whatever its source: the
+ * lower value wins, so a project can lower a limit the operator set and never raise one.
+ */
 export function resolveLimits(
   flags: LimitsInput | undefined,
   profile: { name: string; limits: LimitsInput } | undefined,
   configLimits: LimitsInput | undefined,
+  caps?: LimitsInput,
 ): Limits {
   const layers: Array<[LimitsInput | undefined, Source]> = [
     [flags, { kind: "flag" }],
@@ -104,6 +109,23 @@ export function resolveLimits(
     max_cost: pick("max_cost", (v: string | number, w) => parseCost(v, w)),
     timeout_ms: pick("timeout", (v: DurationInput, w) => parseDuration(v, w)),
   };
+  if (caps) {
+    const capOf = (key: keyof LimitsInput, parse: (v: never, where: string) => number) => {
+      const raw = caps[key];
+      if (raw === undefined || raw === null) return undefined;
+      try {
+        return parse(raw as never, `the project's limits.${key}`);
+      } catch (err) {
+        throw new ConfigError((err as Error).message);
+      }
+    };
+    const lower = (a?: number, b?: number) =>
+      a === undefined ? b : b === undefined ? a : Math.min(a, b);
+    limits.max_turns = lower(limits.max_turns, capOf("max_turns", parseCount));
+    limits.max_tokens = lower(limits.max_tokens, capOf("max_tokens", parseCount));
+    limits.max_cost = lower(limits.max_cost, capOf("max_cost", parseCost));
+    limits.timeout_ms = lower(limits.timeout_ms, capOf("timeout", parseDuration));
+  }
   for (const key of Object.keys(limits) as Array<keyof Limits>) {
     if (limits[key] === undefined) delete limits[key];
   }

@@ -7,6 +7,7 @@
 import { join, relative, resolve, sep } from "node:path";
 import type { ContextFile, EnvironmentInfo } from "../agent/system_prompt.ts";
 import { foldersFromRoot, userDirs } from "../config/paths.ts";
+import { within } from "../config/mod.ts";
 import { readEnv } from "../util/env.ts";
 import { gitInfo } from "./git_info.ts";
 import { granted } from "../deno_perms/needs.ts";
@@ -47,6 +48,13 @@ export interface ContextOptions {
   globalDir?: string | null;
   /** Home folder for `~/`; default $HOME. */
   home?: string;
+  /**
+   * An untrusted project's real root: a file inside the project (a context file,
+   * `.cursor/rules`, a `context_paths` entry) whose real path lies outside it is
+   * skipped, so a symlinked AGENTS.md cannot put /etc/passwd or /proc/self/environ
+   * into the prompt. Files the operator's config names outside the project are read.
+   */
+  confineTo?: string;
 }
 
 function localVariant(name: string): string {
@@ -56,7 +64,7 @@ function localVariant(name: string): string {
 /** Global files first, then the root's down to the cwd's (nearer ones later), then context_paths. */
 export async function findContextFiles(opts: ContextOptions): Promise<ContextFile[]> {
   const home = opts.home ?? readEnv("HOME");
-  const found = new Collector(opts.root);
+  const found = new Collector(opts.root, opts.confineTo);
   const listings = new Map<string, Promise<string[]>>();
   const globalDir = opts.globalDir === undefined
     ? defaultGlobalDir(home)
@@ -116,7 +124,7 @@ async function fileNames(folder: string): Promise<string[]> {
 class Collector {
   files: ContextFile[] = [];
   #seen = new Set<string>();
-  constructor(private root: string) {}
+  constructor(private root: string, private confineTo?: string) {}
 
   /** A file, or every file below a directory (sorted, at most MAX_DIR_FILES). */
   async addPath(path: string): Promise<void> {
@@ -136,8 +144,11 @@ class Collector {
   async addFile(path: string): Promise<void> {
     // The same file twice (CLAUDE.md a symlink to AGENTS.md, or also in context_paths) counts once.
     const real = await realPath(path);
-    if (this.#seen.has(real)) return;
-    this.#seen.add(real);
+    if (this.confineTo && within(resolve(path), this.root)) {
+      if (!real || !within(real, this.confineTo)) return;
+    }
+    if (this.#seen.has(real ?? resolve(path))) return;
+    this.#seen.add(real ?? resolve(path));
     const read = await readCapped(path, READ_LIMIT);
     if (read === undefined || read.content.trim() === "") return;
     const inside = path.startsWith(this.root + sep);
@@ -176,11 +187,12 @@ export function expandHome(path: string, home: string | undefined): string {
   return path.startsWith("~/") ? join(home, path.slice(2)) : path;
 }
 
-async function realPath(path: string): Promise<string> {
+/** Undefined when the path is missing, dangling or hidden by Deno's sandbox. */
+async function realPath(path: string): Promise<string | undefined> {
   try {
     return await Deno.realPath(path);
   } catch {
-    return resolve(path);
+    return undefined;
   }
 }
 

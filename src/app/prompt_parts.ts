@@ -25,6 +25,10 @@ export async function gatherSystemPrompt(opts: {
   const { loaded, cwd, profile } = opts;
   const options = loaded.config.options ?? {};
   const root = loaded.workspaceRoot;
+  // An untrusted project's files are read only where they really are inside it.
+  const confineTo = loaded.project.trusted
+    ? undefined
+    : await Deno.realPath(root).catch(() => root);
   // Built once per run and sent unchanged every turn, so providers can cache it.
   const [environment, contextFiles, skills, profileText] = await Promise.all([
     environmentInfo(cwd, new Date(), {
@@ -37,8 +41,13 @@ export async function gatherSystemPrompt(opts: {
       cwd,
       contextPaths: options.context_paths,
       globalPaths: options.global_context_paths,
+      confineTo,
     }),
-    findSkills(root, { paths: options.skills_paths ?? [], disabled: options.disabled_skills }),
+    findSkills(root, {
+      paths: options.skills_paths ?? [],
+      disabled: options.disabled_skills,
+      confineTo,
+    }),
     profilePrompt(profile, loaded),
   ]);
   return buildSystemPrompt({

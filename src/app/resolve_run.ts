@@ -4,7 +4,13 @@
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
 import { resolve } from "node:path";
-import { loadConfig, type LoadedConfig } from "../config/mod.ts";
+import {
+  type LimitCaps,
+  type LoadedConfig,
+  lowerCaps,
+  type Narrowing,
+  TRUST_ENV,
+} from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { type Profile, resolveProfile } from "../permission/profiles.ts";
@@ -17,6 +23,7 @@ import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
 import { jailCommand, jailNeeds } from "../jail/mod.ts";
+import { loadRunConfig } from "./load_config.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -43,6 +50,8 @@ export interface RunOptions {
   outputSchema?: string;
   /** Resolve and describe the run; no model call, nothing written. */
   dryRun?: boolean;
+  /** `--trust-project`: the project's own config files count like the operator's. */
+  trustProject?: boolean;
   onDeny: OnDeny;
   verbose: boolean;
   /** `--sandbox off`: the model's commands run without the OS jail (operator only). */
@@ -89,6 +98,7 @@ type ResolveArgs = Pick<
   | "record"
   | "outputSchema"
   | "sandbox"
+  | "trustProject"
 >;
 
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
@@ -101,16 +111,18 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   requireRead(cwd);
   const flags: Record<string, unknown> = Object.keys(models).length > 0 ? { models } : {};
   if (args.sandbox) flags.options = { sandbox: args.sandbox };
-  const loaded = await loadConfig({
+  const loaded = await loadRunConfig({
     cwd,
     configFile: args.config,
     dataDir: args.dataDir,
     // Strict: a `$VAR` the sandbox hides is an error naming --allow-env=VAR, not "".
     env: strictEnv,
     flags,
+    trustProject: args.trustProject,
   });
   const { config } = loaded;
-  const profile = resolveProfile(args.agent, config, { tools: args.tools });
+  const { narrowing } = loaded.project;
+  const profile = resolveProfile(args.agent, config, { tools: args.tools, narrowing });
   const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
   // -m wins over the profile's model, which wins over models.large.
   const model = withKeyVar(
@@ -132,6 +144,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     },
     profile,
     config.limits,
+    capsFor(narrowing, profile.name),
   );
   const offered = BUILTIN_TOOL_NAMES.filter((t) => profile.tools.has(t));
   const servers = serversFor(config, profile);
@@ -147,11 +160,14 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
       // A jailed server is started by the jail's backend, not by mopac.
       command: jail.mode === "on" && jailedServer(s) ? jailCommand() ?? s.command : s.command,
       url: s.url,
+      envVars: s.env_vars,
     })),
     tools: offered,
     envVars: [
       ...loaded.referencedEnv,
       ...[model, smallModel, subAgent?.model].map(keyVar).filter((v) => v !== undefined),
+      // A run under the printed flags must trust the project as this one does.
+      ...(loaded.project.by === TRUST_ENV ? [TRUST_ENV] : []),
     ],
     fetchHosts: profile.fetchHosts,
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,
@@ -193,9 +209,17 @@ function resolveSubAgent(
   ctx: ResolveContext,
   smallModel: ResolvedModel,
 ): { profile: Profile; model: ResolvedModel } {
-  const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
+  const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config, {
+    narrowing: loaded.project.narrowing,
+  });
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
   return { profile, model };
+}
+
+/** An untrusted project's caps on the limits of profile `name`: its own and the global ones. */
+function capsFor(narrowing: Narrowing, name: string): LimitCaps {
+  const own = Object.hasOwn(narrowing.agents, name) ? narrowing.agents[name].limits : {};
+  return lowerCaps(narrowing.limits, own);
 }
 
 /**

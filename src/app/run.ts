@@ -23,6 +23,8 @@ import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
 import { type ResolvedRun, resolveRun, type RunOptions, withKeyVar } from "./resolve_run.ts";
 import { type InitEvent, initEvent } from "./run_events.ts";
+import { projectFacts, projectNotice } from "./load_config.ts";
+import { isEmptyNarrowing } from "../config/mod.ts";
 import {
   executeAgent,
   RunProviders,
@@ -58,8 +60,10 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   // Resolve. Nothing is opened before the preflight has passed.
   const resolved = await resolveRun(args);
-  // Said first: a project trying to turn the jail off shows even when the run stops here.
-  for (const line of resolved.loaded.ignored) opts.warn(`mopac: ${line}`);
+  // Said first: what the project's config asked in vain (turning the jail off among it)
+  // shows even when the run stops here.
+  const notice = projectNotice(resolved.loaded);
+  if (notice) opts.warn(notice);
   // A jail that cannot exist here is named as such, not as a missing Deno flag.
   await checkBackend(resolved.jail);
   preflight(resolved.required);
@@ -90,6 +94,7 @@ export async function prepareRun(
     tools: wired.tooling.runner.specs().map((s) => s.name),
     mcp_servers: wired.tooling.mcpStatuses,
     sandbox: jail.info,
+    ...projectFacts(loaded),
   });
   // Execute is the caller's; what was opened is closed when it disposes the run.
   const owned = stack.move();
@@ -105,6 +110,9 @@ export async function prepareRun(
       limits: resolved.limits,
       permissions: resolved.needs,
       sandbox: { ...jail.info, ...(jailVersion ? { version: jailVersion } : {}) },
+      ...(isEmptyNarrowing(loaded.project.narrowing)
+        ? {}
+        : { project_narrowing: loaded.project.narrowing }),
     }),
     execute(prompt, emit, signal) {
       shared.spend.start();

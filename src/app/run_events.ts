@@ -43,6 +43,10 @@ export interface InitEvent {
    * (the operator's --sandbox off) or "none" (nothing to jail); the network mode.
    */
   sandbox?: { backend: string; network: string; hosts?: readonly string[] };
+  /** Whether the project's own config files were trusted (`--trust-project` and the like). */
+  project_trusted: boolean;
+  /** What an untrusted project's config asked for and did not get (file relative to the project). */
+  ignored_project_keys: Array<{ file: string; key: string; reason: string }>;
 }
 
 /** Last event of a run, in every output mode; `exit_code` is the process's. */

@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import type { Skill } from "../agent/system_prompt.ts";
 import { canRead, expandHome, readCapped } from "./project_context.ts";
+import { within } from "../config/mod.ts";
 
 const SKILL_FILE = "SKILL.md";
 /** How deep below a skills path SKILL.md files are looked for, and how many are taken. */
@@ -19,6 +20,11 @@ export interface SkillOptions {
   /** `options.disabled_skills`: names left out. */
   disabled?: string[];
   home?: string;
+  /**
+   * An untrusted project's real root: a SKILL.md inside the project whose real path
+   * lies outside it is skipped (see project_context.ts).
+   */
+  confineTo?: string;
 }
 
 /** Sorted by path; a later skill with the same name replaces an earlier one. */
@@ -29,6 +35,9 @@ export async function findSkills(root: string, opts: SkillOptions): Promise<Skil
   }
   const byName = new Map<string, Skill>();
   for (const file of files) {
+    if (opts.confineTo && within(file, root) && !(await realInside(file, opts.confineTo))) {
+      continue;
+    }
     const text = await readCapped(file, 64 * 1024);
     if (text === undefined) continue;
     const meta = frontMatter(text.content);
@@ -43,6 +52,14 @@ export async function findSkills(root: string, opts: SkillOptions): Promise<Skil
   }
   const disabled = new Set(opts.disabled ?? []);
   return [...byName.values()].filter((s) => !disabled.has(s.name));
+}
+
+async function realInside(file: string, realRoot: string): Promise<boolean> {
+  try {
+    return within(await Deno.realPath(file), realRoot);
+  } catch {
+    return false;
+  }
 }
 
 async function collect(dir: string, depth: number, out: string[]): Promise<void> {

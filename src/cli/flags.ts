@@ -6,7 +6,8 @@ import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { resolve } from "node:path";
 import { UsageError } from "../util/errors.ts";
 import { readEnv } from "../util/env.ts";
-import { loadConfig, type LoadedConfig } from "../config/mod.ts";
+import type { LoadedConfig } from "../config/mod.ts";
+import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
 
@@ -35,6 +36,7 @@ export interface RunArgs {
   dataDir?: string;
   config?: string;
   sandbox?: "on" | "off";
+  trustProject: boolean;
 }
 
 const RUN_OPTIONS = {
@@ -61,6 +63,7 @@ const RUN_OPTIONS = {
   "data-dir": { type: "string" },
   config: { type: "string" },
   sandbox: { type: "string" },
+  "trust-project": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -135,6 +138,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     dataDir: v["data-dir"],
     config: v.config,
     sandbox: v.sandbox as "on" | "off" | undefined,
+    trustProject: v["trust-project"] === true,
   };
 }
 
@@ -160,16 +164,26 @@ const COMMON = {
   cwd: { type: "string" },
   config: { type: "string" },
   "data-dir": { type: "string" },
+  "trust-project": { type: "boolean" },
 } as const;
 
-/** Takes --cwd, --config and --data-dir out of args, wherever they stand. */
-export function splitCommon(args: string[]): { rest: string[]; load: () => Promise<LoadedConfig> } {
+/**
+ * Takes --cwd, --config, --data-dir and --trust-project out of args, wherever they
+ * stand. `load` reads the config they describe and, given `io`, says on stderr what an
+ * untrusted project's config asked for in vain.
+ */
+export function splitCommon(
+  args: string[],
+  io?: Pick<Io, "err">,
+): { rest: string[]; load: () => Promise<LoadedConfig> } {
   const rest: string[] = [];
   const common: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const name = a.split("=")[0];
-    if (name === "--cwd" || name === "--config" || name === "--data-dir") {
+    if (name === "--trust-project") {
+      common.push(a);
+    } else if (name === "--cwd" || name === "--config" || name === "--data-dir") {
       common.push(a);
       if (!a.includes("=")) {
         const value = args[++i];
@@ -183,12 +197,19 @@ export function splitCommon(args: string[]): { rest: string[]; load: () => Promi
   const { values } = parseFlags(common, COMMON, "help");
   return {
     rest,
-    load: () =>
-      loadConfig({
+    load: async () => {
+      // Loaded only when a command reads config: it brings the catalog along.
+      const { loadRunConfig, projectNotice } = await import("../app/load_config.ts");
+      const loaded = await loadRunConfig({
         cwd: resolve(values.cwd ?? Deno.cwd()),
         configFile: values.config,
         dataDir: values["data-dir"],
         env: readEnv,
-      }),
+        trustProject: values["trust-project"] === true,
+      });
+      const notice = projectNotice(loaded);
+      if (notice && io) io.err(`${notice}\n`);
+      return loaded;
+    },
   };
 }

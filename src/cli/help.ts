@@ -16,6 +16,9 @@ Usage:
                                   --check: the OS jail's backend, version and a probe
   mopac --version | --help
 
+Every command that reads config takes --cwd DIR, --config FILE, --data-dir DIR and
+--trust-project (the project's own config files are untrusted and can only narrow
+unless given this, MOPAC_TRUST_PROJECT=1, or trusted_projects in your own config).
 Run 'mopac run --help' for the flags of a run.
 Exit codes: 0 done, 1 internal error, 2 usage/config, 3 permission gate, 4 budget,
 5 model/provider or loop, 6 tool infrastructure, 130/143 interrupted.
@@ -44,7 +47,9 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --ephemeral          keep no session on disk
       --cwd DIR            work in DIR
       --data-dir DIR       keep sessions in DIR (default .mopac at the git root)
-      --config FILE        read this config file too
+      --config FILE        read this config file too (trusted: it is yours)
+      --trust-project      use the project's own config files as they are (by default
+                           they only narrow: no providers, MCP servers, hooks, env)
       --sandbox off        run the model's commands without the OS jail (default on:
                            bash runs in bubblewrap / sandbox-exec, or the run exits 2)
 `;

@@ -71,7 +71,12 @@ const ENV_KEYS: { name: string; path: string[]; kind: "string" | "number" | "boo
 ];
 
 /** The names of the environment variables mopac's config reads directly. */
-export const CONFIG_ENV_VARS = [...ENV_KEYS.map((k) => k.name), "MOPAC_DATA_DIR", "MOPAC_CONFIG"];
+export const CONFIG_ENV_VARS = [
+  ...ENV_KEYS.map((k) => k.name),
+  "MOPAC_DATA_DIR",
+  "MOPAC_CONFIG",
+  "MOPAC_TRUST_PROJECT",
+];
 
 export function envLayers(env: (name: string) => string | undefined): Layer[] {
   const layers: Layer[] = [];

@@ -6,8 +6,12 @@
  * The explicit file sits above every discovered file because naming a file is the
  * strongest statement a user makes short of a flag; env and flags stay above it so
  * a CI job can still override one value of a shared config file.
+ *
+ * The project's files (and a data-dir file inside the project) are someone else's
+ * unless the operator trusts the project (trust.ts): the operator's files are read
+ * first to decide that, and an untrusted project's files only narrow (untrusted.ts).
  */
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { Config, ConfigInput, DeepPartial } from "./schema.ts";
 import { expandValue } from "./expand.ts";
 import { type JsonPath, locate, type ParsedFile, parsePath } from "./jsonc.ts";
@@ -22,7 +26,14 @@ import {
   userDirs,
 } from "./paths.ts";
 import { validateMerged } from "./validate.ts";
+import { decideTrust, realPathOf, within } from "./trust.ts";
+import { checkDataDirLinks, ProjectLayers } from "./project_layers.ts";
+import type { IgnoredKey, Narrowing } from "./narrowing.ts";
+import { narrowingSources } from "./sources.ts";
+import { BUILTIN_PROFILE_NAMES } from "../domain/profile_names.ts";
 import { UsageError } from "../util/errors.ts";
+
+export type ModelRole = "large" | "small";
 
 export interface LoadOptions {
   cwd: string;
@@ -39,6 +50,38 @@ export interface LoadOptions {
   systemFile?: string;
   /** Time limit of each `$(command)` in config; default 10 s. */
   commandTimeoutMs?: number;
+  /** `--trust-project`: the project's own config files count like the operator's. */
+  trustProject?: boolean;
+  /**
+   * Why an untrusted project's choice of `models.<role>` cannot stand (a provider or
+   * model that the operator's config and the catalog do not define), or undefined.
+   * The catalog is not config's to know, so the caller checks; without a checker
+   * every choice stands.
+   */
+  modelChoiceProblem?: (config: Config, role: ModelRole) => string | undefined;
+}
+
+/** Whether the project's config was trusted, and what an untrusted one asked for in vain. */
+export interface ProjectTrust {
+  /** The project root (git root, else the cwd). */
+  root: string;
+  trusted: boolean;
+  /** What trusted it (`--trust-project`, `MOPAC_TRUST_PROJECT`, `trusted_projects in FILE`). */
+  by?: string;
+  /** The project's config files that were found, trusted or not. */
+  files: string[];
+  /** Keys of untrusted files that were not used, in file order. */
+  ignored: IgnoredKey[];
+  /** What the untrusted files narrow (applied by profile and limit resolution). */
+  narrowing: Narrowing;
+}
+
+/** One line of `config show --sources`. */
+export interface SourceLine {
+  path: JsonPath;
+  source: string;
+  /** Set for what an untrusted project gave: how it was used, or why not. */
+  note?: string;
 }
 
 export interface LoadedConfig {
@@ -52,22 +95,14 @@ export interface LoadedConfig {
   files: string[];
   /** The file (or `env NAME` / `command line`) that supplied the value at `path`. */
   sourceOf(path: JsonPath | string): string | undefined;
-  /** Every leaf value and where it came from, in key order. */
-  sources(): { path: JsonPath; source: string }[];
+  /** Every leaf value and where it came from, in key order, then what a project could not set. */
+  sources(): SourceLine[];
   /** Environment variables that config files reference with $VAR / ${VAR}. */
   referencedEnv: string[];
   /** Paths whose value came out of $VAR / $(cmd) expansion (secrets live here). */
   expandedPaths: JsonPath[];
-  /** Values a project file set and mopac ignored (see OPERATOR_ONLY), one line each. */
-  ignored: string[];
+  project: ProjectTrust;
 }
-
-/**
- * Keys only the operator may set (flags, MOPAC_*, --config, system and user config):
- * a config file in the repository, or in its data dir, is the project's, and the
- * project does not get to turn off what protects the operator from it.
- */
-export const OPERATOR_ONLY: readonly JsonPath[] = [["options", "sandbox"]];
 
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const cwd = resolve(opts.cwd);
@@ -76,6 +111,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const home = opts.home ?? env("HOME");
   const gitRoot = await findGitRoot(cwd);
   const workspaceRoot = gitRoot ?? cwd;
+  const realRoot = await realPathOf(workspaceRoot);
   const referenced = new Set<string>();
   const expandedPaths: JsonPath[] = [];
 
@@ -83,7 +119,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     const expanded: JsonPath[] = [];
     const value = await expandValue(parsed.value, {
       env: opts.env,
-      cwd: dirname(parsed.file),
+      cwd: resolve(parsed.file, ".."),
       where: (p) => locate(parsed, p).where,
       commandTimeoutMs: opts.commandTimeoutMs,
       referenced,
@@ -92,33 +128,27 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     expandedPaths.push(...expanded);
     return { name: parsed.file, value, parsed };
   };
-  const optional = async (file: string, seen: Set<string>): Promise<Layer | undefined> => {
+  const seen = new Set<string>();
+  const operatorFile = async (file: string): Promise<Layer | undefined> => {
     if (seen.has(file)) return undefined;
     seen.add(file);
     const parsed = await readConfigFile(file, false);
     return parsed && await fileLayer(parsed);
   };
 
-  const seen = new Set<string>();
-  const discovered: Layer[] = [];
+  // The operator's files first: they say whether the project's own files are trusted.
+  const operator: Layer[] = [];
   const dirs = userDirs(env, home);
-  const operatorFiles = [
-    opts.systemFile ?? SYSTEM_CONFIG_FILE,
-    ...(dirs.configHome ? [join(dirs.configHome, "mopac", "mopac.json")] : []),
-    ...(dirs.dataHome ? [join(dirs.dataHome, "mopac", "mopac.json")] : []),
-  ].map((f) => resolve(f));
-  const projectFiles = foldersFromRoot(workspaceRoot, cwd).flatMap((d) =>
-    PROJECT_FILE_NAMES.map((n) => resolve(join(d, n)))
-  );
-  const ignored: string[] = [];
-  for (const file of [...operatorFiles, ...projectFiles]) {
-    const layer = await optional(file, seen);
-    if (!layer) continue;
-    // A user config file inside the repository is still the operator's.
-    if (!operatorFiles.includes(file)) dropOperatorOnly(layer, ignored);
-    discovered.push(layer);
+  for (
+    const file of [
+      opts.systemFile ?? SYSTEM_CONFIG_FILE,
+      ...(dirs.configHome ? [join(dirs.configHome, "mopac", "mopac.json")] : []),
+      ...(dirs.dataHome ? [join(dirs.dataHome, "mopac", "mopac.json")] : []),
+    ]
+  ) {
+    const layer = await operatorFile(resolve(file));
+    if (layer) operator.push(layer);
   }
-
   const explicitPath = opts.configFile ?? env("MOPAC_CONFIG");
   let explicit: Layer | undefined;
   if (explicitPath) {
@@ -126,6 +156,29 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     const file = resolve(cwd, explicitPath);
     seen.add(file);
     explicit = await fileLayer((await readConfigFile(file, { flag }))!);
+  }
+  const trust = decideTrust({
+    flag: opts.trustProject,
+    env,
+    operatorLayers: [...operator, ...(explicit ? [explicit] : [])],
+    root: workspaceRoot,
+    realRoot,
+    home,
+  });
+
+  const project = new ProjectLayers({
+    root: workspaceRoot,
+    realRoot,
+    trusted: trust.trusted,
+    expand: fileLayer,
+  });
+  const candidates = foldersFromRoot(workspaceRoot, cwd).flatMap((d) =>
+    PROJECT_FILE_NAMES.map((n) => resolve(d, n))
+  );
+  for (const file of candidates) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    await project.add(file);
   }
 
   const envDataDir = env("MOPAC_DATA_DIR");
@@ -135,14 +188,25 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     home,
     flag: opts.dataDir,
     env: envDataDir,
-    configured: configuredDataDir([...discovered, ...(explicit ? [explicit] : [])], opts.flags),
+    configured: configuredDataDir(
+      [...operator, ...project.layers, ...(explicit ? [explicit] : [])],
+      opts.flags,
+    ),
   });
   await checkDirectory(dataDir, "the data dir", true);
   // The data dir's own file cannot move the data dir: it is read after the dir is known.
-  const dataLayer = await optional(join(dataDir, "mopac.json"), seen);
-  if (dataLayer) dropOperatorOnly(dataLayer, ignored);
+  // Inside the project it is the project's file, whoever chose the data dir.
+  const dataFile = join(dataDir, "mopac.json");
+  const dataInProject = within(dataDir, workspaceRoot) ||
+    within(await realPathOf(dataDir), realRoot);
+  if (dataInProject && !trust.trusted) await checkDataDirLinks(dataDir);
+  let dataLayer: Layer | undefined;
+  if (dataInProject && !seen.has(dataFile)) {
+    seen.add(dataFile);
+    await project.add(dataFile);
+  } else dataLayer = await operatorFile(dataFile);
 
-  const layers: Layer[] = [...discovered];
+  const layers: Layer[] = [...operator, ...project.layers];
   if (dataLayer) layers.push(dataLayer);
   if (explicit) layers.push(explicit);
   layers.push(...envLayers(env));
@@ -155,47 +219,101 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const flags = structuredClone((opts.flags ?? {}) as Record<string, unknown>);
   if (opts.dataDir) flags.options = { ...(flags.options as object ?? {}), data_directory: dataDir };
   if (Object.keys(flags).length > 0) layers.push({ name: "command line", value: flags });
+  // What an untrusted project adds to the operator's lists goes on top of everything.
+  const all = [...layers, ...project.appends];
 
-  const merged: Record<string, unknown> = {};
-  const sources = new SourceMap();
-  layers.forEach((layer, i) => mergeLayer(merged, layer.value, i, sources));
-  const config = validateMerged(merged, layers, sources);
+  const build = () => {
+    const merged: Record<string, unknown> = {};
+    const sources = new SourceMap();
+    layers.forEach((layer, i) => mergeLayer(merged, layer.value, i, sources));
+    project.appends.forEach((layer, j) =>
+      mergeLayer(merged, layer.value, layers.length + j, sources, { append: true })
+    );
+    return { merged, sources, config: validateMerged(merged, all, sources) };
+  };
+  let built = build();
+  // An untrusted project's model choice stands only among what the operator defines.
+  for (let round = 0; opts.modelChoiceProblem && round < layers.length; round++) {
+    const dropped = dropBadChoices(built, all, project, opts.modelChoiceProblem);
+    if (!dropped) break;
+    built = build();
+  }
+  const { merged, sources, config } = built;
 
+  const knownProfiles = new Set<string>([
+    ...BUILTIN_PROFILE_NAMES,
+    ...[...operator, dataLayer, explicit].flatMap((l) =>
+      l && isPlainObject(l.value.agents) ? Object.keys(l.value.agents) : []
+    ),
+  ]);
+  const { narrowing, perFile } = project.narrowing(knownProfiles);
   const sourceOf = (path: JsonPath | string) => {
     const p = typeof path === "string" ? parsePath(path) : path;
     const ref = sources.get(p);
-    return ref && layers[ref.layer].name;
+    return ref && all[ref.layer].name;
   };
+  const noteOf = (source: string | undefined) =>
+    source && project.untrusted.has(source) ? "untrusted project: used" : undefined;
   return {
     config,
     cwd,
     workspaceRoot,
     gitRoot,
     dataDir,
-    files: layers.flatMap((l) => (l.parsed ? [l.parsed.file] : [])),
+    files: [
+      ...operator.map((l) => l.name),
+      ...project.files,
+      ...(dataLayer ? [dataLayer.name] : []),
+      ...(explicit ? [explicit.name] : []),
+    ],
     sourceOf,
-    sources: () => leaves(merged).map((path) => ({ path, source: sourceOf(path) ?? "defaults" })),
+    sources: () => [
+      ...leaves(merged).map((path) => {
+        const source = sourceOf(path);
+        const note = noteOf(source);
+        return { path, source: source ?? "defaults", ...(note ? { note } : {}) };
+      }),
+      ...narrowingSources(perFile),
+      ...project.ignored.map((i) => ({
+        path: i.key === "*" ? [] : parsePath(i.key),
+        source: i.file,
+        note: `untrusted project: ignored (${i.reason})`,
+      })),
+    ],
     referencedEnv: [...referenced].sort(),
     expandedPaths,
-    ignored,
+    project: {
+      root: workspaceRoot,
+      trusted: trust.trusted,
+      ...(trust.by ? { by: trust.by } : {}),
+      files: project.files,
+      ignored: project.ignored,
+      narrowing,
+    },
   };
 }
 
-/** Removes the operator-only keys from a project layer, noting each one it had. */
-function dropOperatorOnly(layer: Layer, ignored: string[]): void {
-  for (const path of OPERATOR_ONLY) {
-    let parent: unknown = layer.value;
-    for (const key of path.slice(0, -1)) {
-      parent = isPlainObject(parent) ? parent[key as string] : undefined;
-    }
-    const last = path[path.length - 1] as string;
-    if (!isPlainObject(parent) || !Object.hasOwn(parent, last)) continue;
-    delete parent[last];
-    ignored.push(
-      `${path.join(".")} in ${layer.name} is ignored: only the operator (flags, MOPAC_* ` +
-        "variables, --config, user or system config) may set it",
-    );
+/**
+ * Drops an untrusted project's `models.<role>` choice that the checker refuses (the
+ * next layer down then decides); true when one was dropped.
+ */
+function dropBadChoices(
+  built: { sources: SourceMap; config: Config },
+  layers: Layer[],
+  project: ProjectLayers,
+  problemOf: (config: Config, role: ModelRole) => string | undefined,
+): boolean {
+  for (const role of ["large", "small"] as const) {
+    const ref = built.sources.get(["models", role, "model"]);
+    const layer = ref && layers[ref.layer];
+    if (!layer || !project.untrusted.has(layer.name)) continue;
+    const problem = problemOf(built.config, role);
+    if (problem === undefined) continue;
+    delete (layer.value.models as Record<string, unknown>)[role];
+    project.ignored.push({ file: layer.name, key: `models.${role}`, reason: problem });
+    return true;
   }
+  return false;
 }
 
 /**

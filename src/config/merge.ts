@@ -57,15 +57,20 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }
 
-/** Merges `layer` (the value of layer number `index`) into `target`. */
+/**
+ * Merges `layer` (the value of layer number `index`) into `target`. With `append`,
+ * its arrays are added after the lower ones instead of replacing them (what an
+ * untrusted project adds to the operator's lists).
+ */
 export function mergeLayer(
   target: Record<string, unknown>,
   layer: Record<string, unknown>,
   index: number,
   sources: SourceMap,
+  options: { append?: boolean } = {},
 ): void {
-  sources.set([], { layer: index, path: [] });
-  mergeObject(target, layer, [], [], index, sources);
+  if (!options.append) sources.set([], { layer: index, path: [] });
+  mergeObject(target, layer, [], [], index, sources, options.append === true);
 }
 
 function mergeObject(
@@ -75,21 +80,25 @@ function mergeObject(
   own: JsonPath,
   layer: number,
   sources: SourceMap,
+  append = false,
 ): void {
   for (const [key, value] of Object.entries(src)) {
     if (value === undefined) continue;
     const mp = [...merged, key];
     const op = [...own, key];
     const lower = target[key];
-    if (isModelList(mp) && Array.isArray(value) && Array.isArray(lower)) {
+    if (append && Array.isArray(value) && Array.isArray(lower)) {
+      value.forEach((v, j) => record(v, [...mp, lower.length + j], [...op, j], layer, sources));
+      target[key] = [...lower, ...structuredClone(value)];
+    } else if (isModelList(mp) && Array.isArray(value) && Array.isArray(lower)) {
       target[key] = mergeModelLists(lower, value, mp, op, layer, sources);
     } else if (isPlainObject(value) && isPlainObject(lower)) {
       if (isSelectedModel(mp) && value.model !== undefined && value.provider === undefined) {
         delete lower.provider;
         sources.take([...mp, "provider"]);
       }
-      sources.set(mp, { layer, path: op });
-      mergeObject(lower, value, mp, op, layer, sources);
+      if (!append) sources.set(mp, { layer, path: op });
+      mergeObject(lower, value, mp, op, layer, sources, append);
     } else {
       sources.take(mp);
       target[key] = structuredClone(value);

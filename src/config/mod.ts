@@ -1,5 +1,21 @@
 /** Public surface of src/config: loading, the schema and the path helpers. */
-export { loadConfig, type LoadedConfig, type LoadOptions } from "./load.ts";
+export {
+  loadConfig,
+  type LoadedConfig,
+  type LoadOptions,
+  type ModelRole,
+  type ProjectTrust,
+  type SourceLine,
+} from "./load.ts";
+export {
+  type IgnoredKey,
+  isEmptyNarrowing,
+  type LimitCaps,
+  lowerCaps,
+  type Narrowing,
+  type ProfileNarrowing,
+} from "./narrowing.ts";
+export { OPERATOR_ONLY, TRUST_ENV, within } from "./trust.ts";
 export {
   type AgentConfig,
   type Config,

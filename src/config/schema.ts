@@ -27,6 +27,10 @@ export const ConfigSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional().describe("Environment for child processes"),
   agents: z.record(z.string(), AgentSchema).optional().describe("mopac agent profiles"),
   limits: LimitsSchema.optional().describe("mopac default limits for every run"),
+  trusted_projects: z.array(z.string()).optional().describe(
+    "mopac, operator config only: projects (absolute paths or globs, matched against the git " +
+      "root) whose own config files are trusted like the operator's",
+  ),
   lsp: z.unknown().optional().describe("crush; accepted and ignored"),
   recent_models: z.unknown().optional().describe("crush; accepted and ignored"),
 });

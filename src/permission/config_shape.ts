@@ -41,11 +41,28 @@ export interface HookInput {
   timeout?: number;
 }
 
+/**
+ * What an untrusted project narrows (src/config's Narrowing): lists that each narrow
+ * the tools, deny rules added, and caps on the limits.
+ */
+export interface NarrowingInput {
+  allowed_tools: readonly (readonly string[])[];
+  limits: LimitsInput;
+  agents: Readonly<
+    Record<string, {
+      allowed_tools: readonly (readonly string[])[];
+      bash_deny: readonly string[];
+      paths_deny: readonly string[];
+      limits: LimitsInput;
+    }>
+  >;
+}
+
 /** What profile resolution reads from the config. */
 export interface PermissionConfigInput {
   agents?: Record<string, AgentInput | undefined>;
   permissions?: { allowed_tools?: string[] };
-  options?: { default_agent?: string };
+  options?: { default_agent?: string; disabled_tools?: string[] };
   limits?: LimitsInput;
   hooks?: { PreToolUse?: HookInput[] };
 }

@@ -13,17 +13,20 @@
  *  - `bash.network`: what jailed commands may reach ("none" by default);
  *  - `fetch.hosts`: only these hosts.
  * MCP tools are offered only as `allowed_mcp` says (the built-in `coder` allows
- * every configured server). Narrowing (`--tools`, `permissions.allowed_tools`)
- * intersects and can never widen.
+ * every configured server). Narrowing (`--tools`, `permissions.allowed_tools`,
+ * `options.disabled_tools`, an untrusted project's narrowing) intersects, removes or
+ * adds deny rules, and can never widen.
  */
 import { ConfigError, UsageError } from "../util/errors.ts";
 import type {
   AgentInput,
   LimitsInput,
+  NarrowingInput,
   NetworkInput,
   PermissionConfigInput,
 } from "./config_shape.ts";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName } from "../domain/tool_records.ts";
+import type { BuiltinProfileName } from "../domain/profile_names.ts";
 
 /** Built-in tools by name; the list is the registry's (src/domain/tool_records.ts). */
 const BUILTIN_TOOLS: readonly string[] = BUILTIN_TOOL_NAMES;
@@ -59,7 +62,7 @@ export interface Profile {
   prompt_file?: string;
 }
 
-const BUILTIN_PROFILES: Record<string, AgentInput & { mcpAll?: boolean }> = {
+const BUILTIN_PROFILES: Record<BuiltinProfileName, AgentInput & { mcpAll?: boolean }> = {
   coder: { allowed_tools: [...BUILTIN_TOOLS], mcpAll: true },
   readonly: { allowed_tools: READONLY_TOOLS },
   task: { allowed_tools: [...READONLY_TOOLS, "fetch"] },
@@ -69,16 +72,20 @@ const BUILTIN_PROFILE_NAMES: readonly string[] = Object.keys(BUILTIN_PROFILES);
 
 /**
  * The profile a run uses: `name` (from `-a`), else `options.default_agent`, else
- * `coder`; then narrowed by `permissions.allowed_tools` and `options.tools` (`--tools`).
+ * `coder`; then narrowed by `permissions.allowed_tools`, `options.disabled_tools`,
+ * `--tools` (checked against the operator's profile, so naming a tool it lacks is an
+ * error), and last by what an untrusted project narrows.
  */
 export function resolveProfile(
   name: string | undefined,
   cfg: PermissionConfigInput,
-  options: { tools?: string | readonly string[] } = {},
+  options: { tools?: string | readonly string[]; narrowing?: NarrowingInput } = {},
 ): Profile {
   const chosen = name ?? cfg.options?.default_agent ?? "coder";
   const user = cfg.agents?.[chosen];
-  const builtin = BUILTIN_PROFILES[chosen];
+  const builtin = Object.hasOwn(BUILTIN_PROFILES, chosen)
+    ? BUILTIN_PROFILES[chosen as BuiltinProfileName]
+    : undefined;
   if (!user && !builtin) {
     const known = [...new Set([...BUILTIN_PROFILE_NAMES, ...Object.keys(cfg.agents ?? {})])];
     throw new UsageError(`unknown agent profile "${chosen}"; known: ${known.sort().join(", ")}`);
@@ -89,10 +96,41 @@ export function resolveProfile(
   });
   const global = cfg.permissions?.allowed_tools;
   if (global) profile = narrowProfile(profile, crushToolNames(global), "config");
+  const disabled = new Set(cfg.options?.disabled_tools ?? []);
+  if (disabled.size > 0) {
+    profile = { ...profile, tools: new Set([...profile.tools].filter((t) => !disabled.has(t))) };
+  }
   if (options.tools !== undefined) {
     profile = narrowProfile(profile, splitList(options.tools), "flag");
   }
-  return profile;
+  return options.narrowing ? applyNarrowing(profile, options.narrowing) : profile;
+}
+
+/**
+ * An untrusted project's narrowing: its `permissions.allowed_tools` lists narrow
+ * like the operator's, its `agents.<this profile>` keeps only the built-in tools it
+ * lists and adds its deny rules. Limits are capped where limits are resolved.
+ */
+export function applyNarrowing(profile: Profile, narrowing: NarrowingInput): Profile {
+  let out = profile;
+  for (const list of narrowing.allowed_tools) {
+    out = narrowProfile(out, crushToolNames(list), "config");
+  }
+  const own = Object.hasOwn(narrowing.agents, profile.name)
+    ? narrowing.agents[profile.name]
+    : undefined;
+  if (!own) return out;
+  let tools = out.tools;
+  for (const list of own.allowed_tools) tools = new Set([...tools].filter((t) => list.includes(t)));
+  const bash = own.bash_deny.length > 0
+    ? { ...out.bash, deny: [...(out.bash?.deny ?? []), ...own.bash_deny] }
+    : out.bash;
+  return {
+    ...out,
+    tools,
+    bash,
+    paths: { ...out.paths, deny: [...out.paths.deny, ...own.paths_deny] },
+  };
 }
 
 function buildProfile(

@@ -21,10 +21,16 @@ import {
 import { BASH_RUN, JAIL_ENV, JAIL_ENV_VARS } from "./jail.ts";
 
 /**
- * The key the fake provider's config reads from `$FAKE_API_KEY`, and, where no OS jail
- * works, what turns it off for runs that offer bash (tests/_support/jail.ts).
+ * The key the fake provider's config reads from `$FAKE_API_KEY`; MOPAC_TRUST_PROJECT,
+ * because the workspace's mopac.json is the test's own config (tests/e2e/untrusted_*
+ * run the other way round); and, where no OS jail works, what turns it off for runs
+ * that offer bash (tests/_support/jail.ts).
  */
-export const FAKE_ENV = { FAKE_API_KEY: "sk-fake-secret-123456", ...JAIL_ENV };
+export const FAKE_ENV = {
+  FAKE_API_KEY: "sk-fake-secret-123456",
+  MOPAC_TRUST_PROJECT: "1",
+  ...JAIL_ENV,
+};
 
 /** What `run` and `spawn` take; each defaults to the workspace's own. */
 export type RunOptions = Partial<SpawnOptions>;
@@ -82,7 +88,7 @@ export async function workspace(
     read: [dir],
     write: [dir],
     run: [...BASH_RUN],
-    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", ...JAIL_ENV_VARS],
+    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS],
   };
   let closing: Promise<void> | undefined;
   const ws: Workspace = {

@@ -292,6 +292,8 @@ Deno.test("the assembled prompt: nested context files, profile prompt file, skil
       env: () => undefined,
       home: join(top, "home"),
       systemFile: join(top, "none.json"),
+      // The repository's mopac.json is the test's own.
+      trustProject: true,
     });
     const profile = resolveProfile("fixer", loaded.config);
     const model = resolveModel("openai/gpt-4.1", {

@@ -44,6 +44,9 @@ export async function makeSandbox(opts: { git?: boolean } = {}): Promise<Sandbox
         env: (n) => sb.env[n],
         home,
         systemFile: sb.systemFile,
+        // These tests are about layering: the repository's files are the test's own.
+        // Tests of an untrusted project say trustProject: false.
+        trustProject: true,
         ...extra,
       });
     },

@@ -217,7 +217,8 @@ Deno.test("under narrow flags: unreadable optional files are skipped; --config a
     const script = `
       import { loadConfig } from ${mod};
       const base = { cwd: ${JSON.stringify(sb.repo)}, home: ${JSON.stringify(sb.home)},
-        systemFile: ${JSON.stringify(sb.systemFile)}, env: (n) => Deno.env.get(n) };
+        systemFile: ${JSON.stringify(sb.systemFile)}, env: (n) => Deno.env.get(n),
+        trustProject: true };
       const show = (e) => console.log(e.name, e.flag ?? "", e.message.split("\\n")[0]);
       try { await loadConfig({ ...base, configFile: ${
       JSON.stringify(secret)

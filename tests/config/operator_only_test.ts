@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeSandbox } from "./_helpers.ts";
+import { OPERATOR_ONLY_REASON } from "../../src/config/trust.ts";
 
 const off = '{ "options": { "sandbox": "off" } }';
 
@@ -14,11 +15,16 @@ Deno.test("options.sandbox in project files is dropped with a note; operator lay
   try {
     const project = await sb.write(join(sb.repo, "mopac.json"), off);
     const dataFile = await sb.write(join(sb.repo, ".mopac", "mopac.json"), off);
-    let loaded = await sb.load({ cwd: sb.repo });
-    assert.equal(loaded.config.options?.sandbox, undefined);
-    assert.equal(loaded.ignored.length, 2);
-    assert.match(loaded.ignored[0], new RegExp(`options\\.sandbox in ${project} is ignored`));
-    assert.match(loaded.ignored[1], new RegExp(`options\\.sandbox in ${dataFile} is ignored`));
+    // Even from a trusted project (the helper trusts it), and of course from an untrusted one.
+    for (const trustProject of [true, false]) {
+      const loaded = await sb.load({ cwd: sb.repo, trustProject });
+      assert.equal(loaded.config.options?.sandbox, undefined);
+      assert.deepEqual(loaded.project.ignored.map((i) => [i.file, i.key, i.reason]), [
+        [project, "options.sandbox", OPERATOR_ONLY_REASON],
+        [dataFile, "options.sandbox", OPERATOR_ONLY_REASON],
+      ]);
+    }
+    let loaded;
 
     await sb.write(join(sb.xdgConfig, "mopac", "mopac.json"), off);
     loaded = await sb.load({ cwd: sb.repo });

@@ -69,6 +69,7 @@ Deno.test("the JSON Schema describes every top-level key and rejects others", ()
     "providers",
     "recent_models",
     "tools",
+    "trusted_projects",
   ]);
   const mcp = schema.properties.mcp.additionalProperties as {
     properties: Record<string, { default?: unknown }>;

@@ -40,6 +40,7 @@ const out = await new Deno.Command(Deno.execPath(), {
     "-A",
     here("../../main.ts"),
     "run",
+    "--trust-project",
     "--ephemeral",
     "--record",
     cassette,

@@ -13,7 +13,10 @@ const cassette = here("./session.cassette.jsonl");
 const prompt = "fix the greeting";
 
 console.error(`mopac demo: a copy of tests/demo/sample in ${work}`);
-console.error(`mopac demo: $ mopac run --replay session.cassette.jsonl "${prompt}"\n`);
+// The sample's mopac.json is ours: --trust-project lets it define the provider it names.
+console.error(
+  `mopac demo: $ mopac run --trust-project --replay session.cassette.jsonl "${prompt}"\n`,
+);
 const status = await new Deno.Command(Deno.execPath(), {
   args: [
     "run",
@@ -24,6 +27,7 @@ const status = await new Deno.Command(Deno.execPath(), {
     "--allow-env=HOME,PATH,NO_COLOR,DEMO_BASE_URL",
     here("../../main.ts"),
     "run",
+    "--trust-project",
     "--replay",
     cassette,
     prompt,

@@ -14,7 +14,7 @@ import {
 import { events } from "../_support/run_mopac.ts";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
 import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
-import { JAIL } from "../_support/jail.ts";
+import { JAIL, JAIL_ENV_VARS } from "../_support/jail.ts";
 
 const ENV = { ...FAKE_ENV, GREETING_SOURCE: "hello from the environment" };
 const DENO = Deno.execPath();
@@ -89,8 +89,12 @@ Deno.test("e2e sandbox: the printed flags are the narrowest set and the run work
   // The provider with its port, the fetch host; never the whole network.
   assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${port}`, "docs.example.com"]);
   assert.deepEqual(flags.get("--allow-run")?.sort(), [DENO, ...SHELL].sort());
-  // The key's variable and the one config `env` references; nothing else.
-  assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "GREETING_SOURCE"]);
+  // The key's variable, the one config `env` references, and the variable that trusts the
+  // project (the workspace's mopac.json is the test's own); nothing else.
+  assert.deepEqual(
+    flags.get("--allow-env"),
+    ["FAKE_API_KEY", "GREETING_SOURCE", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
+  );
   assert.deepEqual([...flags.keys()].sort(), [
     "--allow-env",
     "--allow-net",
@@ -123,7 +127,10 @@ Deno.test("e2e sandbox: the default coder profile needs the whole network only f
   const flags = parseFlags(r.stdout);
   assert.deepEqual(flags.get("--allow-net"), []);
   assert.deepEqual(flags.get("--allow-run"), SHELL);
-  assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY"]);
+  assert.deepEqual(
+    flags.get("--allow-env"),
+    ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
+  );
   // Without fetch the provider's host:port is all the network it needs.
   const noFetch = await ws.run(["sandbox", "--tools", "view,bash"]);
   assert.equal(noFetch.code, 0, noFetch.stderr);
@@ -229,7 +236,11 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
         `127.0.0.1:${small.port}`,
       ].sort(),
     );
-    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "SMALL_KEY"]);
+    assert.deepEqual(flags.get("--allow-env"), [
+      "FAKE_API_KEY",
+      "MOPAC_TRUST_PROJECT",
+      "SMALL_KEY",
+    ]);
 
     // Without the small model's host the run does not start.
     const partial = new Map(flags);

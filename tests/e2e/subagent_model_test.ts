@@ -64,7 +64,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
       flags.get("--allow-net"),
       [`127.0.0.1:${ws.fake.port}`, `127.0.0.1:${sub.port}`].sort(),
     );
-    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "SUB_KEY"]);
+    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", "SUB_KEY"]);
     // Without the `agent` tool no sub-agent runs, and its host is not asked for.
     const without = await ws.run(["sandbox", "--tools", "view"], {
       perms: { ...ws.perms, env: Object.keys(ENV) },

@@ -10,7 +10,7 @@ import { runSecrets } from "../../secrets/sources.ts";
 import { configJsonSchema } from "../../config/mod.ts";
 
 export async function configCommand(argv: string[], io: Io): Promise<number> {
-  const { rest, load } = splitCommon(argv);
+  const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
   const { values, positionals } = parseFlags(
     rest,
@@ -20,7 +20,10 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
   switch (positionals[0] ?? "show") {
     case "show":
       if (values.sources) {
-        for (const { path, source } of loaded.sources()) io.out(`${path.join(".")}\t${source}\n`);
+        // A third column for what an untrusted project gave: how it was used, or why not.
+        for (const { path, source, note } of loaded.sources()) {
+          io.out(`${path.join(".") || "*"}\t${source}${note ? `\t${note}` : ""}\n`);
+        }
       } else {
         // Keys, header values and referenced env values never reach stdout.
         const shown = runSecrets(loaded, []).redactValue(loaded.config);
@@ -30,15 +33,32 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
     case "path":
       io.out(
         JSON.stringify(
-          { files: loaded.files, data_dir: loaded.dataDir, workspace: loaded.workspaceRoot },
+          {
+            files: loaded.files,
+            data_dir: loaded.dataDir,
+            workspace: loaded.workspaceRoot,
+            project: {
+              trusted: loaded.project.trusted,
+              ...(loaded.project.by ? { trusted_by: loaded.project.by } : {}),
+              files: loaded.project.files,
+            },
+          },
           null,
           2,
         ) + "\n",
       );
       return EXIT.ok;
-    case "validate":
-      io.out(`config is valid (${loaded.files.length} file(s))\n`);
+    case "validate": {
+      const { project } = loaded;
+      const trust = project.trusted
+        ? ""
+        : project.files.length > 0
+        ? `; the project's ${project.files.length} file(s) untrusted, ` +
+          `${project.ignored.length} key(s) ignored`
+        : "";
+      io.out(`config is valid (${loaded.files.length} file(s)${trust})\n`);
       return EXIT.ok;
+    }
     default:
       throw new UsageError(`unknown config command '${positionals[0]}'`, {
         hint: "use mopac config show|path|validate",

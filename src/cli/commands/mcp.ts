@@ -34,7 +34,7 @@ const MCP_HELP = `Usage: mopac mcp <command> [--json]
 
 /** The command as the CLI dispatches it: config gives the servers and the log folder. */
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
-  const { rest, load } = splitCommon(argv);
+  const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
   // Servers marked `sandbox` start in the OS jail here too, as in a run.
   const { jailedServersOf } = await import("../../app/jail.ts");

@@ -5,7 +5,7 @@ import { EXIT } from "../exit_codes.ts";
 import { readEnv } from "../../util/env.ts";
 
 export async function modelsCommand(argv: string[], io: Io): Promise<number> {
-  const { rest, load } = splitCommon(argv);
+  const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
   const { values } = parseFlags(rest, { json: { type: "boolean" } }, "models");
   const { listModels, listProviders } = await import("../../catalog/mod.ts");

@@ -14,7 +14,11 @@ export async function sandboxCommand(argv: string[], io: Io): Promise<number> {
   const check = argv.includes("--check");
   const run = parseRunArgs(argv.filter((a) => a !== "--check"));
   const { resolveRun } = await import("../../app/resolve_run.ts");
+  // From the effective config only: an untrusted project's providers and servers are not in it.
   const resolved = await resolveRun(run);
+  const { projectNotice } = await import("../../app/load_config.ts");
+  const notice = projectNotice(resolved.loaded);
+  if (notice) io.err(`${notice}\n`);
   if (check) {
     const { checkJail } = await import("../../app/jail.ts");
     const report = await checkJail(resolved);

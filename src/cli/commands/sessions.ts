@@ -40,7 +40,7 @@ const count = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String
 
 /** The command as the CLI dispatches it: config picks the data dir. */
 export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
-  const { rest, load } = splitCommon(argv);
+  const { rest, load } = splitCommon(argv, io);
   const { dataDir } = await load();
   return runSessionsCommand(rest, { stdout: (s) => io.out(s), stderr: (s) => io.err(s), dataDir });
 }
