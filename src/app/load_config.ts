@@ -21,12 +21,20 @@ import { resolveModel } from "../catalog/mod.ts";
 import { readEnv } from "../util/env.ts";
 
 export function loadRunConfig(opts: Omit<LoadOptions, "modelChoiceProblem">) {
-  return loadConfig({ ...opts, modelChoiceProblem });
+  return loadConfig({
+    ...opts,
+    modelChoiceProblem: (config, role) => modelChoiceProblem(config, role),
+  });
 }
 
-export function modelChoiceProblem(config: Config, role: ModelRole): string | undefined {
+/** Why the project's `models.<role>` cannot stand; `env` holds the keys (default: mopac's). */
+export function modelChoiceProblem(
+  config: Config,
+  role: ModelRole,
+  env: (name: string) => string | undefined = readEnv,
+): string | undefined {
   try {
-    const model = resolveModel(role, { config, env: readEnv });
+    const model = resolveModel(role, { config, env });
     if (!model.unlisted) return undefined;
     return `${model.provider_id}/${model.model_id} is not a model the operator's config or ` +
       "the catalog lists";
@@ -41,14 +49,20 @@ export function projectPath(loaded: LoadedConfig, file: string): string {
   return within(file, root) ? relative(root, file) || "." : file;
 }
 
-/** The `init` event's word on the project's config. */
-export function projectFacts(loaded: LoadedConfig): {
+/**
+ * The `init` event's word on the project's config; `ignored` defaults to what loading
+ * it ignored (a run adds what its narrowing asked for beyond the operator's profile).
+ */
+export function projectFacts(
+  loaded: LoadedConfig,
+  ignored: readonly IgnoredKey[] = loaded.project.ignored,
+): {
   project_trusted: boolean;
   ignored_project_keys: Array<{ file: string; key: string; reason: string }>;
 } {
   return {
     project_trusted: loaded.project.trusted,
-    ignored_project_keys: loaded.project.ignored.map((i) => ({
+    ignored_project_keys: ignored.map((i) => ({
       ...i,
       file: projectPath(loaded, i.file),
     })),

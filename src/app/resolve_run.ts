@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import {
+  type IgnoredKey,
   type LimitCaps,
   type LoadedConfig,
   lowerCaps,
@@ -13,7 +14,8 @@ import {
 } from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
-import { type Profile, resolveProfile } from "../permission/profiles.ts";
+import { applyNarrowing, type Profile, resolveProfile } from "../permission/profiles.ts";
+import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
 import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
@@ -64,6 +66,8 @@ export const SUB_AGENT_PROFILE = "task";
 export interface ResolvedRun {
   cwd: string;
   loaded: LoadedConfig;
+  /** What the project's config asked for and did not get (its load, then its narrowing). */
+  projectIgnored: IgnoredKey[];
   profile: Profile;
   model: ResolvedModel;
   smallModel: ResolvedModel;
@@ -71,7 +75,7 @@ export interface ResolvedRun {
    * How `agent` tool calls run: the task profile, on the model it names or else the
    * small model. Absent when the run's profile does not offer `agent`.
    */
-  subAgent?: { profile: Profile; model: ResolvedModel };
+  subAgent?: { profile: Profile; operatorProfile: Profile; model: ResolvedModel };
   limits: Limits;
   /** Everything the run may use (what `mopac sandbox` prints). */
   needs: Need[];
@@ -122,7 +126,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   });
   const { config } = loaded;
   const { narrowing } = loaded.project;
-  const profile = resolveProfile(args.agent, config, { tools: args.tools, narrowing });
+  // The operator's profile and limits first: what the project narrows is measured against them.
+  const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
+  const profile = applyNarrowing(operatorProfile, narrowing);
   const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
   // -m wins over the profile's model, which wins over models.large.
   const model = withKeyVar(
@@ -135,17 +141,27 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel)
     : undefined;
+  const flagLimits = {
+    max_turns: args.maxTurns,
+    max_tokens: args.maxTokens,
+    max_cost: args.maxCost,
+    timeout: args.timeout,
+  };
   const limits = resolveLimits(
-    {
-      max_turns: args.maxTurns,
-      max_tokens: args.maxTokens,
-      max_cost: args.maxCost,
-      timeout: args.timeout,
-    },
+    flagLimits,
     profile,
     config.limits,
     capsFor(narrowing, profile.name),
   );
+  const projectIgnored = [
+    ...loaded.project.ignored,
+    ...wideningAttempts(
+      loaded,
+      operatorProfile,
+      resolveLimits(flagLimits, operatorProfile, config.limits),
+    ),
+    ...(subAgent ? wideningAttempts(loaded, subAgent.operatorProfile, {}) : []),
+  ];
   const offered = BUILTIN_TOOL_NAMES.filter((t) => profile.tools.has(t));
   const servers = serversFor(config, profile);
   const jail = jailChoice(loaded, profile, servers, subAgent?.profile);
@@ -192,6 +208,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   return {
     cwd,
     loaded,
+    projectIgnored,
     profile,
     model,
     smallModel,
@@ -208,12 +225,11 @@ function resolveSubAgent(
   loaded: LoadedConfig,
   ctx: ResolveContext,
   smallModel: ResolvedModel,
-): { profile: Profile; model: ResolvedModel } {
-  const profile = resolveProfile(SUB_AGENT_PROFILE, loaded.config, {
-    narrowing: loaded.project.narrowing,
-  });
+): { profile: Profile; operatorProfile: Profile; model: ResolvedModel } {
+  const operatorProfile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
+  const profile = applyNarrowing(operatorProfile, loaded.project.narrowing);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
-  return { profile, model };
+  return { profile, operatorProfile, model };
 }
 
 /** An untrusted project's caps on the limits of profile `name`: its own and the global ones. */

@@ -62,7 +62,7 @@ export async function prepareRun(
   const resolved = await resolveRun(args);
   // Said first: what the project's config asked in vain (turning the jail off among it)
   // shows even when the run stops here.
-  const notice = projectNotice(resolved.loaded);
+  const notice = projectNotice(resolved.loaded, resolved.projectIgnored);
   if (notice) opts.warn(notice);
   // A jail that cannot exist here is named as such, not as a missing Deno flag.
   await checkBackend(resolved.jail);
@@ -94,7 +94,7 @@ export async function prepareRun(
     tools: wired.tooling.runner.specs().map((s) => s.name),
     mcp_servers: wired.tooling.mcpStatuses,
     sandbox: jail.info,
-    ...projectFacts(loaded),
+    ...projectFacts(loaded, resolved.projectIgnored),
   });
   // Execute is the caller's; what was opened is closed when it disposes the run.
   const owned = stack.move();

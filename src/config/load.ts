@@ -74,6 +74,8 @@ export interface ProjectTrust {
   ignored: IgnoredKey[];
   /** What the untrusted files narrow (applied by profile and limit resolution). */
   narrowing: Narrowing;
+  /** The same, file by file (to say which file asked for what). */
+  narrowingByFile: ReadonlyArray<{ file: string; narrowing: Narrowing }>;
 }
 
 /** One line of `config show --sources`. */
@@ -289,6 +291,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
       files: project.files,
       ignored: project.ignored,
       narrowing,
+      narrowingByFile: perFile,
     },
   };
 }

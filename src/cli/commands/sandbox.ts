@@ -17,7 +17,7 @@ export async function sandboxCommand(argv: string[], io: Io): Promise<number> {
   // From the effective config only: an untrusted project's providers and servers are not in it.
   const resolved = await resolveRun(run);
   const { projectNotice } = await import("../../app/load_config.ts");
-  const notice = projectNotice(resolved.loaded);
+  const notice = projectNotice(resolved.loaded, resolved.projectIgnored);
   if (notice) io.err(`${notice}\n`);
   if (check) {
     const { checkJail } = await import("../../app/jail.ts");
