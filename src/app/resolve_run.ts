@@ -10,7 +10,6 @@ import {
   type LoadedConfig,
   lowerCaps,
   type Narrowing,
-  TRUST_ENV,
 } from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
@@ -182,8 +181,8 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     envVars: [
       ...loaded.referencedEnv,
       ...[model, smallModel, subAgent?.model].map(keyVar).filter((v) => v !== undefined),
-      // A run under the printed flags must trust the project as this one does.
-      ...(loaded.project.by === TRUST_ENV ? [TRUST_ENV] : []),
+      // A run under the printed flags must find the same config and trust the project alike.
+      ...loaded.envUsed,
     ],
     fetchHosts: profile.fetchHosts,
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,

@@ -26,7 +26,7 @@ import {
   userDirs,
 } from "./paths.ts";
 import { validateMerged } from "./validate.ts";
-import { decideTrust, realPathOf, within } from "./trust.ts";
+import { decideTrust, realPathOf, TRUST_ENV, within } from "./trust.ts";
 import { checkDataDirLinks, ProjectLayers } from "./project_layers.ts";
 import type { IgnoredKey, Narrowing } from "./narrowing.ts";
 import { narrowingSources } from "./sources.ts";
@@ -103,6 +103,12 @@ export interface LoadedConfig {
   referencedEnv: string[];
   /** Paths whose value came out of $VAR / $(cmd) expansion (secrets live here). */
   expandedPaths: JsonPath[];
+  /**
+   * mopac's own variables that located a config file or set a value (XDG_CONFIG_HOME
+   * or HOME for a user file that was found, MOPAC_*): a run that cannot read them
+   * would see another config, so `mopac sandbox` lists them.
+   */
+  envUsed: string[];
   project: ProjectTrust;
 }
 
@@ -139,22 +145,29 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   };
 
   // The operator's files first: they say whether the project's own files are trusted.
+  // `envUsed`: the variables that found a file or set a value (what `mopac sandbox` must
+  // let a run read, or the run would see another config).
+  const envUsed = new Set<string>();
   const operator: Layer[] = [];
   const dirs = userDirs(env, home);
+  const userFile = (dir: string | undefined, variable: string) =>
+    dir ? [{ file: join(dir, "mopac", "mopac.json"), via: env(variable) ? variable : "HOME" }] : [];
   for (
-    const file of [
-      opts.systemFile ?? SYSTEM_CONFIG_FILE,
-      ...(dirs.configHome ? [join(dirs.configHome, "mopac", "mopac.json")] : []),
-      ...(dirs.dataHome ? [join(dirs.dataHome, "mopac", "mopac.json")] : []),
+    const { file, via } of [
+      { file: opts.systemFile ?? SYSTEM_CONFIG_FILE, via: undefined },
+      ...userFile(dirs.configHome, "XDG_CONFIG_HOME"),
+      ...userFile(dirs.dataHome, "XDG_DATA_HOME"),
     ]
   ) {
     const layer = await operatorFile(resolve(file));
     if (layer) operator.push(layer);
+    if (layer && via && !(via === "HOME" && opts.home)) envUsed.add(via);
   }
   const explicitPath = opts.configFile ?? env("MOPAC_CONFIG");
   let explicit: Layer | undefined;
   if (explicitPath) {
     const flag = opts.configFile ? "--config" : "MOPAC_CONFIG";
+    if (!opts.configFile) envUsed.add("MOPAC_CONFIG");
     const file = resolve(cwd, explicitPath);
     seen.add(file);
     explicit = await fileLayer((await readConfigFile(file, { flag }))!);
@@ -211,8 +224,12 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const layers: Layer[] = [...operator, ...project.layers];
   if (dataLayer) layers.push(dataLayer);
   if (explicit) layers.push(explicit);
-  layers.push(...envLayers(env));
+  const fromEnv = envLayers(env);
+  layers.push(...fromEnv);
+  for (const l of fromEnv) envUsed.add(l.name.replace(/^env /, ""));
+  if (trust.by === TRUST_ENV) envUsed.add(TRUST_ENV);
   if (!opts.dataDir && envDataDir) {
+    envUsed.add("MOPAC_DATA_DIR");
     layers.push({
       name: "env MOPAC_DATA_DIR",
       value: nest(["options", "data_directory"], dataDir),
@@ -284,6 +301,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     ],
     referencedEnv: [...referenced].sort(),
     expandedPaths,
+    envUsed: [...envUsed].sort(),
     project: {
       root: workspaceRoot,
       trusted: trust.trusted,

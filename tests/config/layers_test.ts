@@ -192,3 +192,38 @@ Deno.test("env variables set models, agent and limits; flags sit above them", as
     await sb.cleanup();
   }
 });
+
+Deno.test("the variables that found a config file or set a value are listed (for mopac sandbox)", async () => {
+  const sb = await makeSandbox();
+  try {
+    assert.deepEqual((await sb.load()).envUsed, []);
+    await sb.write(join(sb.xdgConfig, "mopac", "mopac.json"), turns(1));
+    const explicit = await sb.write(join(sb.root, "explicit.json"), turns(2));
+    sb.env.MOPAC_CONFIG = explicit;
+    sb.env.MOPAC_MAX_COST = "2";
+    sb.env.MOPAC_DATA_DIR = join(sb.root, "data");
+    sb.env.MOPAC_TRUST_PROJECT = "1";
+    sb.env.XDG_DATA_HOME = join(sb.root, "no-such-dir");
+    assert.deepEqual((await sb.load({ trustProject: false })).envUsed, [
+      "MOPAC_CONFIG",
+      "MOPAC_DATA_DIR",
+      "MOPAC_MAX_COST",
+      "MOPAC_TRUST_PROJECT",
+      "XDG_CONFIG_HOME",
+    ]);
+    // Through HOME when XDG_CONFIG_HOME is not set.
+    const home = await sb.load({
+      env: (n) => (n === "HOME" ? sb.home : undefined),
+      home: undefined,
+    });
+    assert.deepEqual(home.envUsed, []);
+    await sb.write(join(sb.home, ".config", "mopac", "mopac.json"), turns(3));
+    const viaHome = await sb.load({
+      env: (n) => (n === "HOME" ? sb.home : undefined),
+      home: undefined,
+    });
+    assert.deepEqual(viaHome.envUsed, ["HOME"]);
+  } finally {
+    await sb.cleanup();
+  }
+});
