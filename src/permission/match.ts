@@ -50,10 +50,18 @@ export class PathGlobs {
   constructor(readonly globs: readonly string[], options: { anyDepth?: boolean } = {}) {
     const abs = globs.filter((g) => isAbsolute(g)).map(slashes);
     const rel = globs.filter((g) => !isAbsolute(g)).map((g) => slashes(g).replace(/^\.\//, ""));
-    const opts = { dot: true, basename: options.anyDepth === true };
-    this.#absolute = abs.length > 0 ? compile(abs, opts) : undefined;
-    this.#relative = rel.length > 0 ? compile(rel, opts) : undefined;
-    this.#anyDepth = options.anyDepth === true;
+    const anyDepth = options.anyDepth === true;
+    this.#absolute = abs.length > 0 ? compile(abs, { dot: true }) : undefined;
+    // picomatch's `basename` matches every glob against the last path segment only, so
+    // it is given just the globs without a slash (`.env`); `private/**` matches the path.
+    const base = anyDepth ? rel.filter((g) => !g.includes("/")) : [];
+    const path = rel.filter((g) => !base.includes(g));
+    const matchers = [
+      ...(base.length > 0 ? [compile(base, { dot: true, basename: true })] : []),
+      ...(path.length > 0 ? [compile(path, { dot: true })] : []),
+    ];
+    this.#relative = matchers.length > 0 ? (p) => matchers.some((m) => m(p)) : undefined;
+    this.#anyDepth = anyDepth;
   }
 
   get empty(): boolean {

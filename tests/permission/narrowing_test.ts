@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { applyNarrowing, type Profile, resolveProfile } from "../../src/permission/profiles.ts";
 import { resolveLimits } from "../../src/agent/limits.ts";
 import { createGate } from "../../src/permission/gate.ts";
+import { PathGlobs } from "../../src/permission/match.ts";
 import type { NarrowingInput } from "../../src/permission/config_shape.ts";
 import { ConfigError } from "../../src/util/errors.ts";
 
@@ -129,4 +130,17 @@ Deno.test("a project's caps bound every limit, flags included; the lowest wins",
     () => resolveLimits(undefined, undefined, undefined, { max_cost: 0 }),
     (err) => err instanceof ConfigError && /the project's limits\.max_cost/.test(err.message),
   );
+});
+
+Deno.test("deny globs: slash-less names match at any depth, globs with a slash match paths below", () => {
+  const deny = new PathGlobs(["private/**", ".env", "**/*.pem", "/etc/**"], { anyDepth: true });
+  const ws = "/ws";
+  for (
+    const hit of ["/ws/private/key.txt", "/ws/private", "/ws/a/.env", "/ws/x/y.pem", "/etc/passwd"]
+  ) {
+    assert.equal(deny.matches(hit, ws), true, hit);
+  }
+  for (const miss of ["/ws/src/private.ts", "/ws/public/key.txt", "/ws/.envrc"]) {
+    assert.equal(deny.matches(miss, ws), false, miss);
+  }
 });
