@@ -1,6 +1,6 @@
 /** A stdio server's environment: the clean base, what `env_vars` names, then `env`. */
 import assert from "node:assert/strict";
-import { serverEnv } from "../../src/mcp/transports.ts";
+import { serverEnv } from "../../src/mcp/server_env.ts";
 import { FIXED } from "../../src/util/child_env.ts";
 
 const PARENT: Record<string, string> = {
