@@ -30,6 +30,8 @@ export interface ProfileNarrowing {
   bash_deny: string[];
   /** Added to the profile's `paths.deny`. */
   paths_deny: string[];
+  /** `bash.network: "none"`: the profile's jailed commands get no network. */
+  bash_network_none?: boolean;
   limits: LimitCaps;
 }
 
@@ -55,6 +57,7 @@ export function combineNarrowing(a: Narrowing, b: Narrowing): Narrowing {
         allowed_tools: [...q.allowed_tools, ...p.allowed_tools],
         bash_deny: [...q.bash_deny, ...p.bash_deny],
         paths_deny: [...q.paths_deny, ...p.paths_deny],
+        ...(q.bash_network_none || p.bash_network_none ? { bash_network_none: true } : {}),
         limits: lowerCaps(q.limits, p.limits),
       }
       : p;

@@ -24,6 +24,7 @@ export function narrowingSources(
         line([...at, "allowed_tools"], `narrows the profile to ${list.join(", ")}`)
       );
       if (p.bash_deny.length > 0) line([...at, "bash", "deny"], `adds ${p.bash_deny.join(", ")}`);
+      if (p.bash_network_none) line([...at, "bash", "network"], "no network for jailed commands");
       if (p.paths_deny.length > 0) {
         line([...at, "paths", "deny"], `adds ${p.paths_deny.join(", ")}`);
       }

@@ -10,8 +10,9 @@
  *    added to the operator's; `options.disabled_tools`, added to the operator's;
  *  - `permissions.allowed_tools`: one more list every profile is narrowed by;
  *  - `limits` and, for a profile the operator's config or mopac defines,
- *    `agents.<name>.allowed_tools` (narrows), `bash.deny` and `paths.deny` (added) and
- *    its limits: caps over every other limit, flags included; the lowest wins.
+ *    `agents.<name>.allowed_tools` (narrows), `bash.deny` and `paths.deny` (added),
+ *    `bash.network: "none"` (no network for its jailed commands) and its limits: caps
+ *    over every other limit, flags included; the lowest wins.
  * `$schema`, `lsp`, `recent_models` and crush's TUI options mean nothing to mopac even
  * from a trusted file, so they are skipped without a word.
  */
@@ -177,6 +178,12 @@ function profileNarrowing(
       out.allowed_tools.push(fns.checked(Strings, v, [...path, k]));
     } else if ((k === "bash" || k === "paths") && isPlainObject(v)) {
       for (const [rule, list] of Object.entries(v)) {
+        if (k === "bash" && rule === "network") {
+          // The jail's network: "none" narrows; anything else could widen it.
+          if (list === "none") out.bash_network_none = true;
+          else fns.ignore([...path, k, rule], 'an untrusted project may only set it to "none"');
+          continue;
+        }
         if (rule !== "deny") {
           fns.ignore([...path, k, rule]);
           continue;

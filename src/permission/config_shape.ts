@@ -53,6 +53,7 @@ export interface NarrowingInput {
       allowed_tools: readonly (readonly string[])[];
       bash_deny: readonly string[];
       paths_deny: readonly string[];
+      bash_network_none?: boolean;
       limits: LimitsInput;
     }>
   >;

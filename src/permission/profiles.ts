@@ -109,7 +109,8 @@ export function resolveProfile(
 /**
  * An untrusted project's narrowing: its `permissions.allowed_tools` lists narrow
  * like the operator's, its `agents.<this profile>` keeps only the built-in tools it
- * lists and adds its deny rules. Limits are capped where limits are resolved.
+ * lists and adds its deny rules, and may take the jail's network away ("none").
+ * Limits are capped where limits are resolved.
  */
 export function applyNarrowing(profile: Profile, narrowing: NarrowingInput): Profile {
   let out = profile;
@@ -122,9 +123,9 @@ export function applyNarrowing(profile: Profile, narrowing: NarrowingInput): Pro
   if (!own) return out;
   let tools = out.tools;
   for (const list of own.allowed_tools) tools = new Set([...tools].filter((t) => list.includes(t)));
-  const bash = own.bash_deny.length > 0
-    ? { ...out.bash, deny: [...(out.bash?.deny ?? []), ...own.bash_deny] }
-    : out.bash;
+  let bash = out.bash;
+  if (own.bash_deny.length > 0) bash = { ...bash, deny: [...(bash?.deny ?? []), ...own.bash_deny] };
+  if (own.bash_network_none) bash = { ...bash, network: "none" };
   return {
     ...out,
     tools,

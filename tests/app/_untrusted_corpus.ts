@@ -147,10 +147,12 @@ function hostile(marker: string): Array<[string, Record<string, unknown> | strin
     ["limits unknown key", { limits: { unknown: 1 } }],
     ["limits wrong type", { limits: { max_turns: "lots" } }],
     ["trusts itself", { trusted_projects: ["/**"] }],
-    ["jail keys from the future", {
-      sandbox: "off",
-      agents: { fixer: { bash: { network: "all" } } },
+    ["jail turned off", { options: { sandbox: "off" }, sandbox: "off" }],
+    ["jail network widened", { agents: { fixer: { bash: { network: "all" } } } }],
+    ["jail network hosts", {
+      agents: { coder: { bash: { network: { hosts: ["evil.example", "*"] } } } },
     }],
+    ["MCP server unjailed", { mcp: { audit: { sandbox: false } } }],
     ["top-level env_vars", { env_vars: ["OP_KEY"] }],
     ["key that is a command", { [run]: 1 }],
     [
@@ -193,6 +195,7 @@ function narrowing(): Array<[string, Record<string, unknown>]> {
       agents: { fixer: { max_turns: 2 } },
     }],
     ["every profile narrowed", { permissions: { allowed_tools: ["view", "grep"] } }],
+    ["jail network taken away", { agents: { fixer: { bash: { network: "none" } } } }],
   ];
 }
 

@@ -68,7 +68,7 @@ async function makeWorld(): Promise<World> {
         },
       },
       models: { large: { provider: "corp", model: "corp-large" } },
-      mcp: { audit: { command: "audit-mcp", args: ["--strict"] } },
+      mcp: { audit: { command: "audit-mcp", args: ["--strict"], sandbox: true } },
       hooks: { PreToolUse: [{ matcher: "^bash$", command: "./audit.sh" }] },
       env: { CI: "1" },
       options: { context_paths: ["/opt/ci/guide.md"] },
@@ -79,7 +79,11 @@ async function makeWorld(): Promise<World> {
         fixer: {
           allowed_tools: ["view", "grep", "bash", "edit"],
           allowed_mcp: { audit: ["check"] },
-          bash: { allow: ["npm test", "npm run lint*"], deny: ["git push*"] },
+          bash: {
+            allow: ["npm test", "npm run lint*"],
+            deny: ["git push*"],
+            network: { hosts: ["registry.npmjs.org"] },
+          },
           paths: { write: ["src/**"], deny: ["**/*.pem"] },
           fetch: { hosts: ["docs.example.com"] },
           max_turns: 10,
@@ -137,6 +141,7 @@ async function checkCase(c: Case, base: LoadedConfig, loaded: LoadedConfig, worl
     assert.deepEqual(config[key], base.config[key], `${key} is the operator's`);
   }
   assert.equal(config.trusted_projects, undefined);
+  assert.equal(config.options?.sandbox, undefined, "the jail stays on");
   assert.deepEqual(config.limits, base.config.limits);
   assert.equal(loaded.dataDir, base.dataDir);
   assert.deepEqual(loaded.referencedEnv, base.referencedEnv, "nothing of the project expanded");
@@ -188,6 +193,11 @@ async function checkCase(c: Case, base: LoadedConfig, loaded: LoadedConfig, worl
     assert.deepEqual(now.profile.mcp, was.profile.mcp, `${name}: MCP allowance`);
     assert.ok(now.profile.mcpNameFilters.length >= was.profile.mcpNameFilters.length);
     assert.deepEqual(now.profile.bash?.allow, was.profile.bash?.allow, `${name}: bash.allow`);
+    const network = now.profile.bash?.network;
+    assert.ok(
+      network === "none" || JSON.stringify(network) === JSON.stringify(was.profile.bash?.network),
+      `${name}: bash.network ${JSON.stringify(network)}`,
+    );
     assert.ok(superset(now.profile.bash?.deny, was.profile.bash?.deny), `${name}: bash.deny ⊇`);
     assert.deepEqual(now.profile.paths.write, was.profile.paths.write, `${name}: paths.write`);
     assert.deepEqual(now.profile.paths.read, was.profile.paths.read, `${name}: paths.read`);

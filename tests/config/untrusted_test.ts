@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeSandbox, posOf, type Sandbox } from "./_helpers.ts";
 import type { LoadOptions } from "../../src/config/mod.ts";
+import { OPERATOR_ONLY_REASON } from "../../src/config/trust.ts";
 
 const untrusted: Partial<LoadOptions> = { trustProject: false };
 
@@ -332,6 +333,32 @@ Deno.test("an untrusted project's data dir may not lead out of it through a syml
     // Trusted, or with a data dir elsewhere, it is the operator's business.
     await sb.load({ trustProject: true });
     await sb.load({ ...untrusted, dataDir: elsewhere });
+  } finally {
+    await sb.cleanup();
+  }
+});
+
+Deno.test("the jail: an untrusted project may take bash's network away, never turn the jail off", async () => {
+  const sb = await makeSandbox();
+  try {
+    const file = await sb.write(
+      join(sb.repo, "mopac.json"),
+      JSON.stringify({
+        options: { sandbox: "off" },
+        agents: {
+          coder: { bash: { network: "none" } },
+          task: { bash: { network: { hosts: ["evil.example"] } } },
+        },
+      }),
+    );
+    const loaded = await sb.load(untrusted);
+    assert.equal(loaded.config.options?.sandbox, undefined);
+    assert.equal(loaded.project.narrowing.agents.coder.bash_network_none, true);
+    assert.equal(loaded.project.narrowing.agents.task.bash_network_none, undefined);
+    assert.deepEqual(loaded.project.ignored.map((i) => [i.file, i.key, i.reason]), [
+      [file, "options.sandbox", OPERATOR_ONLY_REASON],
+      [file, "agents.task.bash.network", 'an untrusted project may only set it to "none"'],
+    ]);
   } finally {
     await sb.cleanup();
   }

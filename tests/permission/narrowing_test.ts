@@ -144,3 +144,14 @@ Deno.test("deny globs: slash-less names match at any depth, globs with a slash m
     assert.equal(deny.matches(miss, ws), false, miss);
   }
 });
+
+Deno.test('a project may take the jail\'s network away ("none"), never give it', () => {
+  const cfg = { agents: { web: { allowed_tools: ["bash"], bash: { network: "all" as const } } } };
+  const narrowing: NarrowingInput = {
+    allowed_tools: [],
+    limits: {},
+    agents: { web: { ...none, bash_network_none: true } },
+  };
+  assert.equal(resolveProfile("web", cfg).bash?.network, "all");
+  assert.equal(resolveProfile("web", cfg, { narrowing }).bash?.network, "none");
+});
