@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { type FakeOpenAIOptions, startFakeOpenAI } from "../_support/fake_openai.ts";
 import type { FakeOpenAI } from "../_support/fake_openai.ts";
 import { runMopac } from "../_support/run_mopac.ts";
+import { JAIL_ENV } from "../_support/jail.ts";
 
 export const SECRETS = {
   OPENAI_API_KEY: "sk-operator-openai-7f3a9c1e5b",
@@ -97,6 +98,8 @@ export async function world(
     ...SECRETS,
     XDG_CONFIG_HOME: xdg,
     XDG_DATA_HOME: join(root, "xdg-data"),
+    // Where bubblewrap cannot build a jail, the operator turns it off (as the other e2e runs do).
+    ...JAIL_ENV,
   };
   const w: World = {
     root,

@@ -2,7 +2,8 @@
  * An MCP stdio server marked `sandbox: true` runs under the jail's rules: no
  * network, no writes outside the workspace, denied files hidden, its own PID
  * namespace, and an environment built from scratch (no provider key, no CI secret).
- * An unmarked server stays the operator's and runs as before.
+ * An unmarked server stays the operator's and runs unjailed, with the clean base
+ * environment plus what its config passes (here the CI secret, by `env_vars`).
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -26,7 +27,7 @@ Deno.test({
     const server = (sandbox: boolean) => ({
       command: Deno.execPath(),
       args: [...DENO_RUN, "-A", SERVER],
-      ...(sandbox ? { sandbox: true } : {}),
+      ...(sandbox ? { sandbox: true } : { env_vars: ["CI_DEPLOY_TOKEN"] }),
     });
     await using ws = await workspace({
       turns: [
@@ -41,7 +42,11 @@ Deno.test({
     try {
       await Deno.writeTextFile(`${ws.dir}/.env`, "TOKEN=hidden-value\n");
       const r = await ws.run(["run", "-o", "stream-json", "probe"], {
-        perms: { ...ws.perms, run: [...ws.perms.run!, Deno.execPath()] },
+        perms: {
+          ...ws.perms,
+          run: [...ws.perms.run!, Deno.execPath()],
+          env: [...ws.perms.env as string[], "CI_DEPLOY_TOKEN"],
+        },
         env: { CI_DEPLOY_TOKEN: CI_SECRET },
       });
       assert.equal(r.code, 0, r.stderr);
@@ -55,9 +60,10 @@ Deno.test({
       assert.notEqual(jailed.read, "TOKEN=hidden-value\n");
       assert.equal(jailed.pid1.trim(), "bwrap", "its own PID namespace");
       assert.ok(!jailed.env.includes(CI_SECRET) && !jailed.env.includes("FAKE_API_KEY"));
-      // The unjailed server is the operator's: it inherits mopac's environment and network.
+      // The unjailed server is the operator's: its network, and what its config passes.
       assert.equal(free.connect, "connected");
-      assert.ok(free.env.includes(CI_SECRET));
+      assert.ok(free.env.includes(CI_SECRET), "env_vars passed the CI secret on");
+      assert.ok(!free.env.includes("FAKE_API_KEY"), "no provider key reaches it");
       await Deno.remove(`${outside}/planted`).catch(() => {});
       const hits = await tcp.settled();
       assert.equal(

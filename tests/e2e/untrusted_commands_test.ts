@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
 import { assertNoSecret, exists, type World, world } from "./_untrusted.ts";
+import { JAIL, JAIL_ENV_VARS } from "../_support/jail.ts";
 
 const TOOLS = "bash,view,edit,grep";
 
@@ -57,9 +58,12 @@ Deno.test("config commands on a malicious untrusted project run nothing and use 
     said(sandbox);
     const flags = flagMap(sandbox.stdout);
     assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${w.fake.port}`]);
-    assert.deepEqual(flags.get("--allow-run"), ["bash"]);
+    assert.deepEqual(flags.get("--allow-run"), JAIL ? ["bash", "bwrap"] : ["bash"]);
     // The key, and the variable that finds the operator's config; no GITHUB_TOKEN.
-    assert.deepEqual(flags.get("--allow-env"), ["OPENAI_API_KEY", "XDG_CONFIG_HOME"]);
+    assert.deepEqual(
+      flags.get("--allow-env"),
+      ["OPENAI_API_KEY", "XDG_CONFIG_HOME", ...JAIL_ENV_VARS].sort(),
+    );
     assert.deepEqual(flags.get("--allow-read"), [w.repo, `${w.root}/xdg/mopac/mopac.json`]);
     assert.ok(!sandbox.stdout.includes("evil"));
 
