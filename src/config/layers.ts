@@ -101,3 +101,15 @@ export function nest(path: string[], value: unknown): Record<string, unknown> {
   for (let i = path.length - 1; i >= 0; i--) out = { [path[i]]: out };
   return out as Record<string, unknown>;
 }
+
+/** Optional lookups (HOME, XDG_*, MOPAC_*) treat a variable the sandbox hides as unset. */
+export function quietEnv(env: (name: string) => string | undefined) {
+  return (name: string) => {
+    try {
+      return env(name);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotCapable) return undefined;
+      throw err;
+    }
+  };
+}

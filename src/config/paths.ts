@@ -3,6 +3,7 @@
  * the cwd, the user-level XDG folders, and the project files from the root down.
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
+import { UsageError } from "../util/errors.ts";
 
 /** Project file names in one folder, lowest first: crush's below mopac's. */
 export const PROJECT_FILE_NAMES = [
@@ -103,4 +104,44 @@ export async function defaultDataDir(
 ): Promise<{ workspaceRoot: string; dataDir: string }> {
   const workspaceRoot = (await findGitRoot(cwd)) ?? resolve(cwd);
   return { workspaceRoot, dataDir: join(workspaceRoot, DATA_DIR_NAME) };
+}
+
+/**
+ * A cwd or data dir that is missing or a file would otherwise fail later for a
+ * misleading reason ("no model selected", "cannot read …/file/.crush.json").
+ * What the sandbox hides is left to the preflight, which names the flag.
+ */
+export async function checkDirectory(
+  path: string,
+  what: string,
+  missingOk: boolean,
+): Promise<void> {
+  const hint = what === "the data dir"
+    ? "it comes from --data-dir, MOPAC_DATA_DIR or options.data_directory"
+    : "check --cwd";
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await Deno.stat(path)).isDirectory;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound && missingOk) return;
+    if (err instanceof Deno.errors.NotFound) {
+      throw new UsageError(`${what} ${path} does not exist`, { hint });
+    }
+    if (!(err instanceof Deno.errors.NotADirectory)) return;
+    isDirectory = false;
+  }
+  if (!isDirectory) throw new UsageError(`${what} ${path} is not a directory`, { hint });
+}
+
+/** The highest of these layer values' `options.data_directory`, when it is a string. */
+export function configuredDataDir(values: readonly unknown[]): string | undefined {
+  let found: string | undefined;
+  for (const value of values) {
+    const options = (value as Record<string, unknown> | undefined)?.options;
+    if (options && typeof options === "object" && !Array.isArray(options)) {
+      const dir = (options as Record<string, unknown>).data_directory;
+      if (typeof dir === "string") found = dir;
+    }
+  }
+  return found || undefined;
 }

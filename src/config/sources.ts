@@ -1,6 +1,36 @@
-/** The lines `config show --sources` prints for what an untrusted project narrows. */
-import type { JsonPath } from "./jsonc.ts";
-import type { LimitCaps, Narrowing } from "./narrowing.ts";
+/**
+ * What `config show --sources` prints: every leaf of the merged config and where it
+ * came from, then what a project narrows and what of it was ignored.
+ */
+import { type JsonPath, parsePath } from "./jsonc.ts";
+import type { SourceLine } from "./loaded.ts";
+import { isPlainObject } from "./merge.ts";
+import type { IgnoredKey, LimitCaps, Narrowing } from "./narrowing.ts";
+
+export function sourceLines(input: {
+  merged: Record<string, unknown>;
+  sourceOf: (path: JsonPath) => string | undefined;
+  /** Names of the layers that came from an untrusted project file. */
+  untrusted: ReadonlySet<string>;
+  trusted: boolean;
+  narrowingByFile: ReadonlyArray<{ file: string; narrowing: Narrowing }>;
+  ignored: readonly IgnoredKey[];
+}): SourceLine[] {
+  const project = input.trusted ? "project" : "untrusted project";
+  return [
+    ...leaves(input.merged).map((path) => {
+      const source = input.sourceOf(path);
+      const used = source !== undefined && input.untrusted.has(source);
+      return { path, source: source ?? "defaults", ...(used ? { note: `${project}: used` } : {}) };
+    }),
+    ...narrowingSources(input.narrowingByFile),
+    ...input.ignored.map((i) => ({
+      path: i.key === "*" ? [] : parsePath(i.key),
+      source: i.file,
+      note: `${project}: ignored (${i.reason})`,
+    })),
+  ];
+}
 
 export function narrowingSources(
   perFile: ReadonlyArray<{ file: string; narrowing: Narrowing }>,
@@ -32,4 +62,17 @@ export function narrowingSources(
     }
   }
   return out;
+}
+
+function leaves(value: unknown, path: JsonPath = []): JsonPath[] {
+  if (Array.isArray(value)) {
+    return value.length === 0 ? [path] : value.flatMap((v, i) => leaves(v, [...path, i]));
+  }
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    return keys.length === 0 && path.length > 0
+      ? [path]
+      : keys.flatMap((k) => leaves(value[k], [...path, k]));
+  }
+  return [path];
 }
