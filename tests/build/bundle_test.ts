@@ -34,6 +34,8 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
         `--allow-env=${["HOME", "PATH", "NO_COLOR", "DEMO_BASE_URL", ...JAIL_ENV_VARS]}`,
         `${dir}/mopac.mjs`,
         "run",
+        // The sample's mopac.json is ours, as in the demo.
+        "--trust-project",
         "--replay",
         `${dir}/session.jsonl`,
         "fix the greeting",
