@@ -296,7 +296,14 @@ function restoredModel(
   if (!lastModel || args.model) return resolved.model;
   try {
     const config = resolved.loaded.config;
-    return withKeyVar(resolveModel(lastModel, { config, env: readEnv }), resolved.loaded);
+    const restored = resolveModel(lastModel, { config, env: readEnv });
+    // An untrusted checkout may carry its own sessions: a model with no price there would
+    // slip past --max-cost, so only a listed one is restored.
+    if (restored.unlisted && !resolved.loaded.project.trusted) {
+      warn(`mopac: not restoring ${lastModel}: not a listed model, and the project is untrusted`);
+      return resolved.model;
+    }
+    return withKeyVar(restored, resolved.loaded);
   } catch (err) {
     warn(`mopac: cannot restore model ${lastModel}: ${(err as Error).message}`);
     return resolved.model;

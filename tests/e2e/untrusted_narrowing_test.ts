@@ -107,3 +107,24 @@ Deno.test("--dry-run shows the narrowed run: tools, limits, the project's narrow
     await w.close();
   }
 });
+
+Deno.test("resuming in an untrusted checkout restores only a listed model (an unlisted one has no price)", async () => {
+  const w = await world({ models: ["gpt-4.1", "unlisted-x"], turns: () => scriptText("ok") }, {
+    models: { large: { model: "openai/gpt-4.1" } },
+  });
+  try {
+    // Whoever wrote the session (here a run with -m): its last model is unlisted.
+    const first = await w.mopac(["run", "-m", "openai/unlisted-x", "-o", "stream-json", "one"]);
+    assert.equal(first.code, 0, first.stderr);
+    const resumed = await w.mopac(["run", "-C", "-o", "stream-json", "two"]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(events(resumed.stdout)[0].model, "openai/gpt-4.1");
+    assert.match(resumed.stderr, /not restoring openai\/unlisted-x: not a listed model/);
+    // Trusted, the same kind of session comes back on its own model.
+    await w.mopac(["run", "-m", "openai/unlisted-x", "three"]);
+    const trusted = await w.mopac(["run", "--trust-project", "-C", "-o", "stream-json", "four"]);
+    assert.equal(events(trusted.stdout)[0].model, "openai/unlisted-x");
+  } finally {
+    await w.close();
+  }
+});
