@@ -48,6 +48,15 @@ const Init = z.strictObject({
     network: z.string().describe("The jail's network mode"),
     hosts: z.array(z.string()).readonly().optional().describe("Hosts the proxy lets through"),
   }).optional().describe("The OS jail of the model's processes, when bash is offered"),
+  project_trusted: z.boolean().describe(
+    "Whether the project's own config files were trusted (--trust-project, " +
+      "MOPAC_TRUST_PROJECT=1, trusted_projects)",
+  ),
+  ignored_project_keys: z.array(z.strictObject({
+    file: z.string().describe("The config file, relative to the project root when inside it"),
+    key: z.string().describe('Dotted path of the key; "*" for the whole file'),
+    reason: z.string(),
+  })).describe("What the project's config asked for and did not get"),
 });
 
 const Text = z.strictObject({

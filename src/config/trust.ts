@@ -77,7 +77,9 @@ function matchesRoot(
   where: string,
 ): boolean {
   let pattern = entry.trim();
-  if (input.home && (pattern === "~" || pattern.startsWith("~/"))) {
+  if (pattern === "~" || pattern.startsWith("~/")) {
+    // Without a known home (Deno may hide HOME) the entry names nothing: it trusts nothing.
+    if (!input.home) return false;
     pattern = join(input.home, pattern.slice(2));
   }
   if (!isAbsolute(pattern)) {

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events } from "../_support/run_mopac.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
-import { cacheEverything, everythingStdio } from "../_support/mcp_everything.ts";
+import { DENO_RUN } from "../_support/deps.ts";
+import { everythingStdio } from "../_support/mcp_everything.ts";
 import { INHERITED } from "../../src/util/child_env.ts";
 import { assertNoSecret, filesBelow, world } from "./_untrusted.ts";
 
@@ -45,7 +46,6 @@ function parseEnv(text: string): Map<string, string> {
 }
 
 Deno.test("MCP servers and hooks see the clean base plus what config passes, never a key", async () => {
-  await cacheEverything();
   const w = await world({
     turns: [
       scriptToolCall("mcp_ev_get-env", {}),
@@ -66,7 +66,7 @@ Deno.test("MCP servers and hooks see the clean base plus what config passes, nev
             command: "bash",
             args: [
               "-c",
-              `env > ${mcpEnv}; exec ${Deno.execPath()} run -A --no-lock ${FIXTURE} stdio`,
+              `env > ${mcpEnv}; exec ${Deno.execPath()} ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio`,
             ],
             env: { CONFIGURED: "yes" },
             env_vars: ["PASS_ME"],
