@@ -137,10 +137,11 @@ export class ProjectLayers {
 }
 
 /**
- * A data dir inside an untrusted project must not lead elsewhere: a checkout could
- * carry `.mopac` (or `.mopac/logs`, `.mopac/index.db`, …) as a symlink to a place
- * outside it (or onto a file of the project), and mopac would write sessions and logs
- * there. A data dir mopac made holds no symlinks, so any symlink there is refused.
+ * A data dir inside an untrusted project must not lead elsewhere: a checkout could carry
+ * `.mopac` (or `.mopac/logs`, `.mopac/index.db`, `.mopac/cache`, which the OS jail mounts
+ * writable, …) as a symlink to a place outside it (or onto a file of the project), and
+ * mopac would write sessions and logs there. A data dir mopac made holds no symlinks, so
+ * any symlink there is refused.
  */
 export async function checkDataDirLinks(dataDir: string): Promise<void> {
   // The folders mopac writes into (src/session's sessions/, the MCP logs).

@@ -327,6 +327,10 @@ Deno.test("an untrusted project's data dir may not lead out of it through a syml
     await Deno.symlink(join(sb.home, ".bashrc"), join(sb.repo, ".mopac", "index.db"));
     await assert.rejects(sb.load(untrusted), /index\.db is a symlink/);
     await Deno.remove(join(sb.repo, ".mopac", "index.db"));
+    // The jail mounts <data dir>/cache writable: a link there would give the model the target.
+    await Deno.symlink(join(sb.home, ".ssh"), join(sb.repo, ".mopac", "cache"));
+    await assert.rejects(sb.load(untrusted), /cache is a symlink/);
+    await Deno.remove(join(sb.repo, ".mopac", "cache"));
     await Deno.mkdir(join(sb.repo, ".mopac", "logs"));
     await Deno.symlink(join(sb.home, ".profile"), join(sb.repo, ".mopac", "logs", "mcp-gh.log"));
     await assert.rejects(sb.load(untrusted), /mcp-gh\.log is a symlink/);
