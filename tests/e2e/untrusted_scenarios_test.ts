@@ -86,7 +86,7 @@ const SCENARIOS: Scenario[] = [
       w.write(".mopac/mopac.json", { providers: { openai: { base_url: w.attacker.url } } }).then(
         () => {},
       ),
-    untrusted: (w, r) => assert.equal(r.code, 0, r.stderr),
+    untrusted: (_w, r) => assert.equal(r.code, 0, r.stderr),
     trusted: (w) => assert.ok(toModel(w.attacker), "the data dir's file moved the provider"),
   },
   {
