@@ -18,6 +18,7 @@ import type { ToolContext } from "../tools/types.ts";
 import { ProfileRules } from "../permission/rules.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { readEnv } from "../util/env.ts";
+import { interrupts } from "../util/interrupts.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
@@ -56,7 +57,11 @@ export interface PreparedRun extends AsyncDisposable {
 
 export async function prepareRun(
   args: RunOptions,
-  opts: { warn: (line: string) => void },
+  opts: {
+    warn: (line: string) => void;
+    /** Stops start-up early (SIGINT/SIGTERM): what was opened is closed, and it rejects. */
+    signal?: AbortSignal;
+  },
 ): Promise<PreparedRun> {
   // Resolve. Nothing is opened before the preflight has passed.
   const resolved = await resolveRun(args);
@@ -84,6 +89,7 @@ export async function prepareRun(
     outputSchema,
     jail,
     stack,
+    { signal: opts.signal },
   );
   const { loaded, profile, cwd } = resolved;
   const init = initEvent({
@@ -155,6 +161,9 @@ async function openRun(
     warn,
   });
   stack.defer(() => quietly(() => store.close()));
+  // A forced exit (util/interrupts.ts) skips this stack: the session is saved and
+  // unlocked synchronously instead.
+  stack.use(interrupts.atForcedExit(() => store.close()));
   const session = await openRunSession(store, {
     continue: args.continue,
     session: args.session,
@@ -177,6 +186,7 @@ async function wireRun(
   outputSchema: OutputSchema | undefined,
   jail: RunJail,
   stack: AsyncDisposableStack,
+  opts: { signal?: AbortSignal },
 ): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider }> {
   const { loaded, profile, cwd } = resolved;
   const { model, session } = opened;
@@ -194,6 +204,7 @@ async function wireRun(
     providers,
     spend: new RunSpend(resolved.limits),
     jail,
+    signal: opts.signal,
   };
   const wired = await wireAgent(shared, {
     profile,

@@ -131,18 +131,31 @@ export function resultEvent(
   };
 }
 
-/** The result of a run that failed before it started: json consumers still get one. */
-export function failedResult(err: unknown, ending: Ending, startedMs: number): ResultEvent {
+/** What a run that ended early had done so far (its session, turns and spend). */
+export interface SoFar {
+  session_id: string;
+  num_turns: number;
+  usage: Usage;
+  cost_usd: number;
+}
+
+/**
+ * The result of a run that failed before it started, or was ended before it could
+ * end itself: json consumers still get one, with what is known of the run so far.
+ */
+export function failedResult(
+  err: unknown,
+  ending: Ending,
+  startedMs: number,
+  sofar: SoFar = { session_id: "", num_turns: 0, usage: emptyUsage(), cost_usd: 0 },
+): ResultEvent {
   return {
     type: "result",
     subtype: ending.subtype,
     is_error: true,
     exit_code: ending.code,
     result: "",
-    session_id: "",
-    num_turns: 0,
-    usage: emptyUsage(),
-    cost_usd: 0,
+    ...sofar,
     duration_ms: Date.now() - startedMs,
     denials: [],
     error: err instanceof Error ? err.message : String(err),

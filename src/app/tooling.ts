@@ -45,6 +45,8 @@ export interface ToolingOptions {
   jailServers?: (
     servers: Record<string, McpServerConfig>,
   ) => Promise<Record<string, McpServerConfig>>;
+  /** Stops MCP start-up early (SIGINT/SIGTERM); default: the process's. */
+  signal?: AbortSignal;
 }
 
 /** MCP servers the profile could use; the others are not started at all. */
@@ -82,6 +84,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
         clientVersion: VERSION,
         redactLog: (text) => opts.redactor.redact(text),
         roots: config.options?.mcp_roots?.map((p) => resolve(opts.workspace, p)),
+        signal: opts.signal,
       });
       try {
         // The manager itself warns about each server that failed to start (through `warn`).

@@ -40,6 +40,8 @@ export interface RunShared {
   spend: RunSpend;
   /** The run's OS jail: the run's and every sub-agent's commands run in it. */
   jail?: RunJail;
+  /** Stops the run's start-up (SIGINT/SIGTERM); default: the process's. */
+  signal?: AbortSignal;
 }
 
 /** What makes one agent run what it is. */
@@ -111,6 +113,7 @@ export async function wireAgent(
     mcp: spec.mcp,
     launcher: shared.jail?.launcher,
     jailServers: shared.jail?.jailServers,
+    signal: shared.signal,
   });
   stack.defer(() => tooling.close());
   const system = await spec.system({

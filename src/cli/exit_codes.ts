@@ -60,10 +60,14 @@ export function endingOf(err: unknown): Ending {
   return { code: EXIT.internal, subtype: "error_agent" };
 }
 
+/** A sandbox refusal anywhere becomes a usage error naming the flag to add. */
+export function explained(err: unknown): unknown {
+  return isNotCapable(err) ? explainNotCapable(err) : err;
+}
+
 /** Prints `err` as one line (and its hint) on stderr; returns its exit code. */
 export function reportError(err: unknown, io: Io): number {
-  // A sandbox refusal anywhere becomes a usage error naming the flag to add.
-  if (isNotCapable(err)) err = explainNotCapable(err);
+  err = explained(err);
   const { code } = endingOf(err);
   if (err instanceof MopacError) {
     io.err(`mopac: ${err.message}\n`);

@@ -6,8 +6,9 @@
 import { EXIT, reportError } from "./exit_codes.ts";
 import { type Io, processIo } from "./io.ts";
 import { MAIN_HELP, VERSION } from "./help.ts";
-import { UsageError } from "../util/errors.ts";
 import { SUPERVISOR_COMMAND } from "../jail/command_name.ts";
+import { InterruptedError, UsageError } from "../util/errors.ts";
+import { GRACE_MS, interrupts } from "../util/interrupts.ts";
 
 /** A command: its arguments (after the command name) in, its exit code out. */
 type Command = (argv: string[], io: Io) => Promise<number>;
@@ -52,6 +53,34 @@ const COMMANDS: Record<string, CommandEntry> = {
 
 const HELP = new Set(["-h", "--help", "help"]);
 const VERSION_FLAGS = new Set(["-V", "--version", "version"]);
+
+/**
+ * The process: runs the command, drains stdout and stderr, and exits with the code of
+ * how it ended. A signal the command did not turn into its own ending (commands other
+ * than `run`) still makes the exit code 130/143.
+ */
+export async function main(argv: string[]): Promise<never> {
+  const io = processIo();
+  interrupts.setDrain(io.drain);
+  // Registered first, so it is said last, after the command's own last words.
+  interrupts.atForcedExit(() =>
+    io.err(
+      `mopac: not stopped within ${GRACE_MS / 1000} s of ${interrupts.received ?? "the signal"}; ` +
+        "ending now\n",
+    )
+  );
+  const code = await runCli(argv, io);
+  const exit = interrupts.exitCode(code);
+  if (exit !== code && interrupts.received) {
+    reportError(new InterruptedError(interrupts.received), io);
+  }
+  await io.drain();
+  if (io.stdout.failure) {
+    io.err(`mopac: stdout: ${io.stdout.failure.message}\n`);
+    await io.drain();
+  }
+  Deno.exit(exit);
+}
 
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
   const [command, ...rest] = argv;

@@ -6,7 +6,8 @@
  * never shifts inside a turn.
  */
 import type { Tool } from "../tools/types.ts";
-import { InterruptedError, ToolInfraError } from "../util/errors.ts";
+import { ToolInfraError } from "../util/errors.ts";
+import { interrupts } from "../util/interrupts.ts";
 import { configProblem, type McpServerConfig } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import { assignToolNames } from "./naming.ts";
@@ -31,6 +32,11 @@ export interface McpManagerOptions {
   roots?: string[];
   /** Applied to each line a stdio server writes to its log (keeps secrets out of logs). */
   redactLog?: (text: string) => string;
+  /**
+   * Ends start-up early: the servers started so far are closed and start() rejects with
+   * the signal's reason. Default: the process's SIGINT/SIGTERM (util/interrupts.ts).
+   */
+  signal?: AbortSignal;
 }
 
 export interface McpManager {
@@ -113,19 +119,16 @@ export function createMcpManager(
   return {
     start() {
       started ??= (async () => {
-        const interrupts = watchInterrupts();
-        try {
-          const signal = await Promise.race([
-            Promise.all(entries.map((e) => e.conn?.connect())).then(() => undefined),
-            interrupts.signal,
-          ]);
-          if (signal) {
-            // Still listening while closing, so a second signal cannot cut the close short.
-            await closeAll();
-            throw new InterruptedError(signal);
-          }
-        } finally {
-          interrupts.dispose();
+        const signal = opts.signal ?? interrupts.signal;
+        const stopped = await finishedUnless(
+          Promise.all(entries.map((e) => e.conn?.connect())),
+          signal,
+        );
+        if (stopped) {
+          // Start-up can take each server's whole timeout: the servers started so far
+          // are closed before mopac goes, so none is left running.
+          await closeAll();
+          throw signal.reason;
         }
         for (const e of entries) {
           const s = statusOf(e);
@@ -178,28 +181,15 @@ export function createMcpManager(
   };
 }
 
-type Interrupt = "SIGINT" | "SIGTERM";
-
-/**
- * SIGINT/SIGTERM while servers start (which can take their whole timeout): nobody else
- * listens yet, so Deno's default handling would end mopac at once and leave the servers
- * started so far running. With a listener, start() closes them and throws instead.
- */
-function watchInterrupts(): { signal: Promise<Interrupt>; dispose(): void } {
-  let fire: (s: Interrupt) => void = () => {};
-  const signal = new Promise<Interrupt>((resolve) => fire = resolve);
-  const added: Array<[Interrupt, () => void]> = [];
-  for (const sig of ["SIGINT", "SIGTERM"] as const) {
-    const handler = () => fire(sig);
-    try {
-      Deno.addSignalListener(sig, handler);
-      added.push([sig, handler]);
-    } catch {
-      // Not supported on this platform (SIGTERM on Windows): keep the default.
-    }
-  }
-  return {
-    signal,
-    dispose: () => added.forEach(([sig, handler]) => Deno.removeSignalListener(sig, handler)),
-  };
+/** Waits for `work`; true when `signal` aborted first (or already had). */
+function finishedUnless(work: Promise<unknown>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(true);
+  let onAbort: () => void = () => {};
+  const aborted = new Promise<boolean>((resolve) => {
+    onAbort = () => resolve(true);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([work.then(() => false), aborted]).finally(() => {
+    signal.removeEventListener("abort", onAbort);
+  });
 }

@@ -1,15 +1,19 @@
 /**
  * `mopac run`: read the prompt, prepare the run through the composition root,
- * render its events and turn its ending into the exit code.
+ * render its events and turn its ending into the exit code. The run is closed
+ * (MCP servers stopped, session written and unlocked) before its `result` is
+ * written, so the `result` is the last thing that happens: a signal that arrives
+ * before it makes the ending `cancelled`, from the first moment to the last.
  */
 import { fstatSync } from "node:fs";
 import { parseRunArgs, type RunArgs } from "../flags.ts";
 import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
-import { endingOf, EXIT, reportError } from "../exit_codes.ts";
+import { EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
-import { failedResult, resultEvent } from "../../app/run_events.ts";
+import { interrupts } from "../../util/interrupts.ts";
+import { RunEnding } from "../run_ending.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   const args = parseRunArgs(argv);
@@ -17,36 +21,50 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return EXIT.ok;
   }
-  const started = Date.now();
   const renderer = createRenderer(args.output, io, args);
+  const ending = new RunEnding(renderer, Date.now());
+  // Should the process have to be ended before the run ends itself, json consumers
+  // still get their `result` (registered first, so it runs after the session is saved).
+  using _lastWords = interrupts.atForcedExit(() => ending.forced());
   try {
-    const prompt = await readPrompt(args);
+    interrupts.throwIfInterrupted();
+    const prompt = await interrupts.race(readPrompt(args));
     if (prompt.trim() === "" && !args.dryRun) {
       throw new UsageError("no prompt given", {
         hint: `pass it as arguments (mopac run "fix the failing test") or pipe it on stdin`,
       });
     }
-    const { prepareRun } = await import("../../app/run.ts");
-    await using run = await prepareRun(args, {
+    const { prepareRun } = await interrupts.race(import("../../app/run.ts"));
+    const run = await prepareRun(args, {
       warn: (line: string) => args.quiet || io.err(`${line}\n`),
+      signal: interrupts.signal,
     });
-    if (args.dryRun) {
-      io.out(JSON.stringify(run.describe(), null, 2) + "\n");
-      return EXIT.ok;
+    let outcome;
+    try {
+      ending.sessionId = run.init.session_id;
+      if (args.dryRun) {
+        io.out(JSON.stringify(run.describe(), null, 2) + "\n");
+        return EXIT.ok;
+      }
+      interrupts.throwIfInterrupted();
+      ending.event(run.init);
+      outcome = await run.execute(prompt, ending.event, interrupts.signal);
+    } finally {
+      await run[Symbol.asyncDispose]();
     }
-    renderer.event(run.init);
-    const stop = watchSignals();
-    const outcome = await run.execute(prompt, renderer.event, stop.signal).finally(stop.dispose);
-    const ending = endingOf(outcome.error);
-    renderer.event(
-      resultEvent(outcome, ending, { session_id: run.init.session_id, startedMs: started }),
-    );
-    if (ending.code === EXIT.internal && outcome.error) reportError(outcome.error, io);
-    return ending.code;
+    // Everything before the result is out first: the result is the ending's last step.
+    await io.drain();
+    const { code, error } = ending.finish(outcome, interrupts.received);
+    if (code === EXIT.internal && error) reportError(error, io);
+    return code;
   } catch (err) {
     // Failures before the run started: json consumers still get a result object.
-    if (args.output !== "text") renderer.event(failedResult(err, endingOf(err), started));
-    return reportError(err, io);
+    const signal = interrupts.received;
+    const cause = signal && !(err instanceof InterruptedError)
+      ? new InterruptedError(signal)
+      : explained(err);
+    ending.failed(cause, args.output !== "text");
+    return reportError(cause, io);
   }
 }
 
@@ -63,17 +81,4 @@ async function readPrompt(args: RunArgs): Promise<string> {
     piped = "";
   }
   return [piped, fromArgs].filter((s) => s !== "").join("\n\n");
-}
-
-function watchSignals(): { signal: AbortSignal; dispose: () => void } {
-  const ac = new AbortController();
-  const handlers: Array<[Deno.Signal, () => void]> = [
-    ["SIGINT", () => ac.abort(new InterruptedError("SIGINT"))],
-    ["SIGTERM", () => ac.abort(new InterruptedError("SIGTERM"))],
-  ];
-  for (const [sig, h] of handlers) Deno.addSignalListener(sig, h);
-  return {
-    signal: ac.signal,
-    dispose: () => handlers.forEach(([sig, h]) => Deno.removeSignalListener(sig, h)),
-  };
 }

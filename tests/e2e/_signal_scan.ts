@@ -1,0 +1,254 @@
+/**
+ * The signal scan (issue 16): `mopac run` with a stdio MCP server configured gets
+ * SIGINT or SIGTERM at a given moment after it was spawned, and every moment is
+ * sorted by how the run ended. Shared by tests/e2e/signal_scan_test.ts (the suite's
+ * scan) and tests/bench/signal_scan_bench.ts (the full-size one, which prints counts).
+ *
+ * Outcomes:
+ * - `handled`: exit 130/143 and a `result` of subtype `cancelled` with that exit code
+ *   as the last thing on stdout (json and stream-json);
+ * - `before_runtime`: the signal came before Deno ran main.ts's first line (mopac's
+ *   listener was not yet installed when it was sent, read from /proc/<pid>/status),
+ *   so the default action ended the process: exit status 128+N, nothing on stdout;
+ * - `finished_first`: the run had ended before the signal was sent (moment too late);
+ * - `wrong`: anything else, with the details. A scan passes when none is `wrong` and
+ *   no process of the MCP server's group is left.
+ */
+import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
+import type { ParsedRequest } from "../_support/fake_openai.ts";
+import { spawnMopac } from "../_support/run_mopac.ts";
+import { live, mcpWorkspace, wrappedServer } from "./_mcp_run.ts";
+import { FAKE_ENV } from "./_workspace.ts";
+import type { Workspace } from "./_workspace.ts";
+
+export type Signal = "SIGINT" | "SIGTERM";
+export type Outcome = "handled" | "before_runtime" | "finished_first" | "wrong";
+
+export interface Moment {
+  ms: number;
+  signal: Signal;
+  output: "json" | "stream-json";
+}
+
+export interface MomentResult extends Moment {
+  outcome: Outcome;
+  code: number;
+  /** Why a `wrong` moment is wrong (exit code, stdout tail, stderr, leftovers). */
+  detail?: string;
+}
+
+const EXIT: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
+/** Bit of each signal in /proc/<pid>/status SigCgt (bit n-1 for signal n). */
+const CAUGHT_BIT: Record<Signal, bigint> = { SIGINT: 1n << 1n, SIGTERM: 1n << 14n };
+
+export interface ScanWorkspace {
+  ws: Workspace;
+  marker: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A workspace whose runs start a stdio MCP server (behind `bash -c`, with a marked
+ * `sleep` in its group), call its tool once and stream a short answer: start-up, a
+ * request, an MCP call, a second request and the end of the run are all moments.
+ */
+export async function scanWorkspace(): Promise<ScanWorkspace> {
+  const marker = `${Math.floor(Math.random() * 1e6)}.916`;
+  const turns = (req: ParsedRequest) => {
+    const lastTool = req.messages.at(-1)?.role === "tool";
+    return lastTool
+      ? scriptText("The server echoed it back; nothing else to do here.", {
+        chunkSize: 4,
+        delayMs: 15,
+      })
+      : scriptToolCall("mcp_wrapped_echo", { text: "ping" }, undefined, {
+        text: "Asking the server.",
+        chunkSize: 4,
+        delayMs: 15,
+      });
+  };
+  const ws = await mcpWorkspace(turns, { wrapped: wrappedServer(marker) });
+  return { ws, marker, close: () => ws.close() };
+}
+
+/** How long an undisturbed run takes from spawn to exit (ms), checking that it succeeds. */
+export async function baselineMs(scan: ScanWorkspace): Promise<number> {
+  const t0 = performance.now();
+  const child = spawnMopac(["run", "-o", "json", "go"], {
+    cwd: scan.ws.dir,
+    perms: scan.ws.perms,
+    env: FAKE_ENV,
+  });
+  const out = await child.output();
+  const ms = performance.now() - t0;
+  const stdout = new TextDecoder().decode(out.stdout);
+  if (out.code !== 0 || !stdout.includes('"subtype":"success"')) {
+    throw new Error(
+      `baseline run failed (exit ${out.code}): ${stdout}${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  return ms;
+}
+
+/** Whether the process has a handler for `signal` now; undefined where /proc cannot say. */
+export function catches(pid: number, signal: Signal): boolean | undefined {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const hex = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
+    return hex === undefined ? undefined : (BigInt(`0x${hex}`) & CAUGHT_BIT[signal]) !== 0n;
+  } catch {
+    return undefined;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One moment: spawn, wait, signal, sort the ending. */
+export async function scanMoment(scan: ScanWorkspace, m: Moment): Promise<MomentResult> {
+  const child = spawnMopac(["run", "-o", m.output, "go"], {
+    cwd: scan.ws.dir,
+    perms: scan.ws.perms,
+    env: FAKE_ENV,
+  });
+  const output = child.output();
+  let exited = false;
+  void child.status.then(() => exited = true);
+  if (m.ms > 0) await sleep(m.ms);
+  let caught: boolean | undefined;
+  let sent = false;
+  if (!exited) {
+    caught = catches(child.pid, m.signal);
+    try {
+      child.kill(m.signal);
+      sent = true;
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  const out = await output;
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  const base = { ...m, code: out.code };
+  const leftovers = await leftoverProcesses(scan.marker);
+  const wrong = (why: string): MomentResult => ({
+    ...base,
+    outcome: "wrong",
+    detail:
+      `${why}; exit ${out.code}, signal ${out.signal}, stdout tail ${
+        JSON.stringify(stdout.slice(-300))
+      }, stderr ${JSON.stringify(stderr.slice(-500))}` +
+      (leftovers.length ? `, left running: ${leftovers.join(" | ")}` : ""),
+  });
+  if (leftovers.length > 0) return wrong("processes left behind");
+  if (!sent) {
+    return out.code === 0 ? { ...base, outcome: "finished_first" } : wrong("ended on its own");
+  }
+  const result = lastResult(stdout);
+  if (
+    out.code === EXIT[m.signal] && result?.subtype === "cancelled" &&
+    result.exit_code === EXIT[m.signal] && (m.output === "stream-json" || oneLine(stdout))
+  ) {
+    return { ...base, outcome: "handled" };
+  }
+  // Killed by the default action: allowed only if mopac had no listener when it was sent.
+  if (out.signal === m.signal && stdout === "" && caught !== true) {
+    return { ...base, outcome: "before_runtime" };
+  }
+  return wrong(caught ? "mopac was listening when the signal was sent" : "unexpected ending");
+}
+
+function lastResult(stdout: string): Record<string, unknown> | undefined {
+  const lines = stdout.split("\n").filter((l) => l.trim() !== "");
+  try {
+    const last = JSON.parse(lines.at(-1) ?? "");
+    return last?.type === "result" ? last : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const oneLine = (stdout: string) => stdout.trimEnd().split("\n").length === 1;
+
+/**
+ * Live processes of the server's group after mopac exited. Killed members can take a
+ * moment to go, so the check waits a little for them before it counts them.
+ */
+async function leftoverProcesses(marker: string): Promise<string[]> {
+  const deadline = Date.now() + 5_000;
+  let rows = await live(marker);
+  while (rows.length > 0 && Date.now() < deadline) {
+    await sleep(50);
+    rows = await live(marker);
+  }
+  for (const row of rows) {
+    try {
+      Deno.kill(-Number(row.trim().split(/\s+/)[1]), "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return rows;
+}
+
+/**
+ * Moments from 0 to `endMs`: `startup` of them in the first `startupMs` (where the
+ * listener gaps of issue 16 were), the rest spread over the whole run. Signals and
+ * output formats alternate.
+ */
+export function moments(opts: {
+  startup: number;
+  startupMs: number;
+  rest: number;
+  endMs: number;
+}): Moment[] {
+  const times: number[] = [];
+  for (let i = 0; i < opts.startup; i++) {
+    times.push(Math.round((i * opts.startupMs) / opts.startup));
+  }
+  for (let i = 0; i < opts.rest; i++) {
+    times.push(Math.round(opts.startupMs + ((i + 1) * (opts.endMs - opts.startupMs)) / opts.rest));
+  }
+  return times.map((ms, i) => ({
+    ms,
+    signal: i % 2 === 0 ? "SIGTERM" : "SIGINT",
+    output: i % 4 < 2 ? "stream-json" : "json",
+  }));
+}
+
+/**
+ * Scans the moments, `parallel` runs at a time, each worker in its own workspace (its
+ * own fake provider and server marker, so leftovers are told apart).
+ */
+export async function scan(
+  list: Moment[],
+  parallel: number,
+  onResult: (r: MomentResult) => void = () => {},
+): Promise<MomentResult[]> {
+  const results: MomentResult[] = [];
+  let next = 0;
+  const worker = async () => {
+    const s = await scanWorkspace();
+    try {
+      while (next < list.length) {
+        const r = await scanMoment(s, list[next++]);
+        results.push(r);
+        onResult(r);
+      }
+    } finally {
+      await s.close();
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return results.sort((a, b) => a.ms - b.ms);
+}
+
+export function counts(results: MomentResult[]): Record<Outcome, number> {
+  const c: Record<Outcome, number> = {
+    handled: 0,
+    before_runtime: 0,
+    finished_first: 0,
+    wrong: 0,
+  };
+  for (const r of results) c[r.outcome]++;
+  return c;
+}
