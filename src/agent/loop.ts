@@ -36,9 +36,9 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
 
   const user = userMessage(deps.newId(), input.prompt, started);
   history.push(user);
-  await store.saveMessage(user, { flush: true });
 
   try {
+    await store.saveMessage(user, { flush: true });
     while (true) {
       throwIfAborted(input.signal);
       checkBudget(input.limits, outcome);
@@ -115,7 +115,13 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
     outcome.error = asRunError(err, input.signal);
     return outcome;
   } finally {
-    await store.flush();
+    try {
+      await store.flush();
+    } catch (err) {
+      // The store failing (disk full, file gone) ends the run like any failure: the
+      // outcome still says what was done, and how it ended.
+      outcome.error ??= asRunError(err, input.signal);
+    }
     if (!outcome.error && failsAtEnd(input.onDeny, denials.length)) {
       outcome.error = new GateError(`${denials.length} tool call(s) denied (--on-deny fail)`);
     }

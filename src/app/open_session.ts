@@ -10,6 +10,7 @@ import type { ToolContext, ToolState } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";
 import { UsageError } from "../util/errors.ts";
+import { StorageWatch } from "./storage_watch.ts";
 
 export interface OpenedSession {
   handle: SessionHandle;
@@ -90,8 +91,10 @@ export function sessionToolContext(opts: {
     state,
     env: opts.env,
     attachments: opts.attachments,
-    recordChange: (change) => void writer.recordChange(change),
-    stateChanged: () => void writer.saveMeta(persistedState(state)),
+    // Not waited for; the writer is the run's watched one (storage_watch.ts), which ends
+    // the run when such a write fails.
+    recordChange: (change) => StorageWatch.background(writer.recordChange(change)),
+    stateChanged: () => StorageWatch.background(writer.saveMeta(persistedState(state))),
   };
 }
 

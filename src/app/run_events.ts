@@ -19,6 +19,8 @@ export type ResultSubtype =
   | "error_gate"
   | "error_agent"
   | "error_tool"
+  /** The session asked for (`-C`, `-s`) is in use by another live run (exit 2). */
+  | "error_session_busy"
   | "cancelled";
 
 /** A run's ending: its exit code and result subtype (the CLI's exit-code table decides both). */

@@ -22,11 +22,13 @@ import type { SessionWriter } from "../session/types.ts";
 import type { AgentRunner } from "../tools/agent.ts";
 import type { ToolState } from "../tools/types.ts";
 import { systemClock } from "../util/clock.ts";
+import { MopacError } from "../util/errors.ts";
 import type { ResolvedRun, RunOptions } from "./resolve_run.ts";
 import { type OpenedSession, persistedState, sessionToolContext } from "./open_session.ts";
 import { redactingEmit, redactOutcome, secretSafeWriter } from "./redacting.ts";
 import { buildTooling, type Tooling } from "./tooling.ts";
 import { startTitle } from "./title.ts";
+import { StorageWatch } from "./storage_watch.ts";
 import type { RunJail } from "./jail.ts";
 
 /** What every agent run of one `mopac run` shares. */
@@ -70,6 +72,8 @@ export interface SystemInputs {
 export interface WiredAgent {
   spec: AgentSpec;
   writer: SessionWriter;
+  /** Stops the run when its session can no longer be written. */
+  storage: StorageWatch;
   state: ToolState;
   tooling: Tooling;
   system: string;
@@ -93,7 +97,8 @@ export async function wireAgent(
 ): Promise<WiredAgent> {
   const { resolved, redactor, warn } = shared;
   const { loaded } = resolved;
-  const writer = secretSafeWriter(spec.session.handle, redactor);
+  const storage = new StorageWatch();
+  const writer = storage.watch(secretSafeWriter(spec.session.handle, redactor));
   const state = spec.session.state;
   const tooling = await buildTooling({
     config: loaded.config,
@@ -120,7 +125,7 @@ export async function wireAgent(
     mcpInstructions: tooling.mcp?.instructions() ?? [],
     tools: tooling.runner.specs().map((s) => s.name),
   });
-  return { spec, writer, state, tooling, system };
+  return { spec, writer, storage, state, tooling, system };
 }
 
 /**
@@ -152,8 +157,13 @@ export async function executeAgent(
     redacted(e);
   };
   const mcp = tooling.mcp;
+  // The meta is written whatever happened; when it cannot be, that is how the run ended
+  // (unless it had ended otherwise already).
+  const saveMeta = () =>
+    writer.saveMeta({ model: spec.provider.label, ...persistedState(wired.state) });
+  let outcome: RunOutcome;
   try {
-    const outcome = await runAgent({
+    outcome = await runAgent({
       provider: spec.provider,
       tools: tooling.runner,
       store: writer,
@@ -169,12 +179,20 @@ export async function executeAgent(
       prompt: input.prompt,
       limits: input.limits,
       onDeny: input.onDeny,
-      signal: input.signal,
+      // A session that can no longer be written stops the run like a signal would.
+      signal: AbortSignal.any([input.signal, wired.storage.signal]),
     });
-    return redactOutcome(redactor, redacted, outcome);
-  } finally {
-    await writer.saveMeta({ model: spec.provider.label, ...persistedState(wired.state) });
+  } catch (err) {
+    await saveMeta().catch(() => {});
+    throw err;
   }
+  try {
+    await saveMeta();
+  } catch (err) {
+    if (!(err instanceof MopacError)) throw err;
+    outcome.error ??= err;
+  }
+  return redactOutcome(redactor, redacted, outcome);
 }
 
 /**

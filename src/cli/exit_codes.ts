@@ -35,10 +35,11 @@ export const EXIT = {
 
 export function endingOf(err: unknown): Ending {
   if (err === undefined) return { code: EXIT.ok, subtype: "success" };
+  // Another run holds the session: nothing is wrong with this one, it may be retried.
+  if (err instanceof SessionBusyError) return { code: EXIT.usage, subtype: "error_session_busy" };
   if (
     err instanceof UsageError || err instanceof ConfigError || err instanceof SandboxError ||
-    err instanceof JailError ||
-    err instanceof SessionBusyError
+    err instanceof JailError
   ) {
     return { code: EXIT.usage, subtype: "error_agent" };
   }

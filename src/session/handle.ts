@@ -22,7 +22,7 @@ import type { SessionLock } from "./lock.ts";
 import type { SessionIndex } from "./session_index.ts";
 import type { SessionState } from "./state.ts";
 import { isBusy } from "./index_db.ts";
-import { attempt } from "./failures.ts";
+import { attempt, storageFailure } from "./failures.ts";
 import { LiveMessages } from "./live_messages.ts";
 
 /** How every handle of a store writes: the store's options with the defaults filled in. */
@@ -189,7 +189,12 @@ export class SessionHandleImpl implements SessionHandle {
     this.#takeSnapshots();
     if (this.#queue.length > 0) {
       const { records, lines } = this.#queue.render();
-      this.#p.file?.append(lines);
+      const file = this.#p.file;
+      try {
+        file?.append(lines);
+      } catch (err) {
+        throw storageFailure(file!.path, err);
+      }
       this.#queue.clear();
       this.#warnedWrite = false;
       records.forEach((r, i) => {

@@ -12,13 +12,19 @@ import { syncFinishedAt } from "./records.ts";
 const encoder = new TextEncoder();
 
 export class JsonlFile {
+  readonly path: string;
   #file: Deno.FsFile;
+  /** The file this handle writes to, to notice when the path no longer leads to it. */
+  #identity: { dev: number; ino: number | null };
   /** A failed or torn write left a partial line: start the next one on a fresh line. */
   #needsNewline: boolean;
   size: number;
 
-  private constructor(file: Deno.FsFile, size: number, needsNewline: boolean) {
+  private constructor(path: string, file: Deno.FsFile, size: number, needsNewline: boolean) {
+    this.path = path;
     this.#file = file;
+    const { dev, ino } = file.statSync();
+    this.#identity = { dev, ino };
     this.size = size;
     this.#needsNewline = needsNewline;
   }
@@ -26,11 +32,13 @@ export class JsonlFile {
   /** Creates the file with its header line; fails if it exists. */
   static create(path: string, header: SessionRecord): JsonlFile {
     const file = Deno.openSync(path, { createNew: true, write: true, append: true });
-    const out = new JsonlFile(file, 0, false);
+    let out: JsonlFile | undefined;
     try {
+      out = new JsonlFile(path, file, 0, false);
       out.append([JSON.stringify(header)]);
     } catch (err) {
-      out.close();
+      if (out) out.close();
+      else file.close();
       throw err;
     }
     return out;
@@ -39,12 +47,22 @@ export class JsonlFile {
   /** Opens an existing file for appending; `endsClean` = its last byte is a newline. */
   static openAppend(path: string, size: number, endsClean: boolean): JsonlFile {
     const file = Deno.openSync(path, { write: true, append: true });
-    return new JsonlFile(file, size, !endsClean);
+    try {
+      return new JsonlFile(path, file, size, !endsClean);
+    } catch (err) {
+      file.close();
+      throw err;
+    }
   }
 
-  /** Writes the lines, each ending in "\n", in one go. */
+  /**
+   * Writes the lines, each ending in "\n", in one go. Throws when the write fails, and
+   * when the file was removed or replaced since it was opened (its data dir deleted):
+   * a write to the old file would succeed and be lost.
+   */
   append(lines: string[]): void {
     if (lines.length === 0) return;
+    this.#assertInPlace();
     const bytes = encodeLines(lines, this.#needsNewline);
     let done = 0;
     try {
@@ -56,6 +74,22 @@ export class JsonlFile {
     }
     this.#needsNewline = false;
     this.size += bytes.length;
+  }
+
+  #assertInPlace(): void {
+    let now: Deno.FileInfo;
+    try {
+      now = Deno.statSync(this.path);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) {
+        throw new Error("the file was removed (was the data dir deleted?)", { cause: err });
+      }
+      throw err;
+    }
+    const was = this.#identity;
+    if (was.ino !== null && (now.ino !== was.ino || now.dev !== was.dev)) {
+      throw new Error("the file was replaced by another one since mopac opened it");
+    }
   }
 
   close(): void {

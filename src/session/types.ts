@@ -61,8 +61,8 @@ export interface LiveMessage {
 
 /**
  * What the loop needs of a store: where one session's records go. Contract: every
- * method may reject (a disk that refuses the write is a UsageError naming the file);
- * records are appended in call order.
+ * method may reject (a disk that refuses the write, or a file removed since it was
+ * opened, is a StorageError naming the file); records are appended in call order.
  */
 export interface SessionWriter {
   readonly id: string;

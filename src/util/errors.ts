@@ -66,6 +66,19 @@ export class AgentError extends MopacError {}
 /** A required MCP server failed, or tool infrastructure broke. */
 export class ToolInfraError extends MopacError {}
 
+/**
+ * The session could no longer be written once the run had begun: the disk is full, the
+ * file was made unwritable, or it (or the data dir) was removed. Ends the run like
+ * broken tool infrastructure (exit 6); what was written so far stays resumable.
+ */
+export class StorageError extends ToolInfraError {
+  readonly path: string;
+  constructor(path: string, message: string, options?: { hint?: string; cause?: unknown }) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
 /** The run was interrupted by a signal. */
 export class InterruptedError extends MopacError {
   readonly signal: "SIGINT" | "SIGTERM";

@@ -35,6 +35,11 @@ Deno.test("concurrent: a second writer on a session in use is refused with the o
       assert.equal(r.code, 2, `${pick.join(" ")}: ${r.stderr}`);
       assert.match(r.stderr, new RegExp(`session ${short} in use by pid ${holder.child.pid}\\b`));
     }
+    // A json consumer can tell a busy session from other usage errors.
+    const busy = await runMopac(["run", "-C", "-o", "json", "intrude"], opts);
+    const [result] = JSON.parse(`[${busy.stdout.trim()}]`);
+    assert.deepEqual([busy.code, result.subtype, result.exit_code], [2, "error_session_busy", 2]);
+    assert.match(result.error, /in use by pid/);
 
     // Reading it is fine while it is in use; removing it is refused like a second writer.
     const show = await ws.run(["sessions", "show", short]);
