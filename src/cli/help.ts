@@ -21,7 +21,7 @@ Every command that reads config takes --cwd DIR, --config FILE, --data-dir DIR a
 unless given this, MOPAC_TRUST_PROJECT=1, or trusted_projects in your own config).
 Run 'mopac run --help' for the flags of a run.
 Exit codes: 0 done, 1 internal error, 2 usage/config, 3 permission gate, 4 budget,
-5 model/provider or loop, 6 tool infrastructure, 130/143 interrupted.
+5 model/provider or loop, 6 tool infrastructure or data dir mid-run, 130/143 interrupted.
 `;
 
 export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]

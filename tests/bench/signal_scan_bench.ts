@@ -36,7 +36,9 @@ try {
   await s.close();
 }
 const endMs = Math.min(...runs);
-console.log(`undisturbed run: ${runs.map(Math.round).join(", ")} ms; scanning up to ${endMs} ms`);
+console.log(
+  `undisturbed run: ${runs.map(Math.round).join(", ")} ms; scanning up to ${Math.round(endMs)} ms`,
+);
 
 const startup = Math.ceil(total / 2);
 const list = moments({ startup, startupMs: 1000, rest: total - startup, endMs: endMs });

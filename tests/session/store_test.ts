@@ -4,6 +4,7 @@ import { mock } from "node:test";
 import { openSessionStore } from "../../src/session/mod.ts";
 import { MAX_SNAPSHOT_DELAY_MS, snapshotDelay } from "../../src/session/jsonl_writer.ts";
 import { call, finish, msg, result, text, usage, warnings, withDataDir } from "./_helpers.ts";
+import { StorageError } from "../../src/util/errors.ts";
 
 const fileOf = (dir: string, id: string) => join(dir, "sessions", `${id}.jsonl`);
 const lines = async (path: string) =>
@@ -202,5 +203,29 @@ Deno.test("ephemeral store: same interface, writes nothing", async () => {
     await h2.close();
     store.close();
     await assert.rejects(Deno.stat(join(dir, "data")), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("a session file removed or replaced under an open handle: the next write fails, naming it", async () => {
+  await withDataDir(async (dir) => {
+    const store = await openSessionStore(dir);
+    const removed = await store.create({ cwd: "/work" });
+    const replaced = await store.create({ cwd: "/work" });
+    await Deno.remove(fileOf(dir, removed.id));
+    await assert.rejects(
+      removed.saveMessage(msg("user", [text("hi")]), { flush: true }),
+      (err: Error) => {
+        assert.ok(err instanceof StorageError);
+        assert.equal(err.path, fileOf(dir, removed.id));
+        assert.match(err.message, /cannot write the session file .*: the file was removed/);
+        return true;
+      },
+    );
+    // Renamed over: the handle's file is no longer the one at its path.
+    await Deno.writeTextFile(`${dir}/other`, "");
+    await Deno.rename(`${dir}/other`, fileOf(dir, replaced.id));
+    await assert.rejects(replaced.saveMeta({ title: "t" }), /the file was replaced/);
+    assert.equal(await Deno.readTextFile(fileOf(dir, replaced.id)), "");
+    store.close();
   });
 });
