@@ -3,7 +3,7 @@
  * calls the bash tool on its own). bash leads its own process group (`detached`),
  * so stopping it signals the whole tree.
  */
-import { signalGroup } from "../util/process_group.ts";
+import { signalGroup, trackGroup, untrackGroup } from "../util/process_group.ts";
 import type { ShellChild, ShellLauncher, ShellSpawn } from "./types.ts";
 
 export function spawnDirect(spec: ShellSpawn): ShellChild {
@@ -17,9 +17,14 @@ export function spawnDirect(spec: ShellSpawn): ShellChild {
     stderr: "piped",
     detached: true,
   }).spawn();
+  // Killed at exit if mopac has to end while it runs (a forced exit, an uncaught error).
+  trackGroup(child.pid);
   return {
     pid: child.pid,
-    status: child.status.then((s) => ({ code: s.code, signal: s.signal })),
+    status: child.status.then((s) => {
+      untrackGroup(child.pid);
+      return { code: s.code, signal: s.signal };
+    }),
     stdout: child.stdout,
     stderr: child.stderr,
     signal: (sig) => void signalGroup(child.pid, sig),

@@ -10,7 +10,9 @@
  * - `before_runtime`: the signal came before Deno ran main.ts's first line (mopac's
  *   listener was not yet installed when it was sent, read from /proc/<pid>/status),
  *   so the default action ended the process: exit status 128+N, nothing on stdout;
- * - `finished_first`: the run had ended before the signal was sent (moment too late);
+ * - `finished_first`: the run had ended before the signal was sent (moment too late), or
+ *   its `result` was out and it exited within LATE_MS of the signal: the ending was
+ *   settled (a signal after the `result` no longer changes the exit code);
  * - `wrong`: anything else, with the details. A scan passes when none is `wrong` and
  *   no process of the MCP server's group is left.
  */
@@ -38,6 +40,8 @@ export interface MomentResult extends Moment {
 }
 
 const EXIT: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
+/** A run that exits this soon after the signal, with its success result out, had ended. */
+const LATE_MS = 100;
 /** Bit of each signal in /proc/<pid>/status SigCgt (bit n-1 for signal n). */
 const CAUGHT_BIT: Record<Signal, bigint> = { SIGINT: 1n << 1n, SIGTERM: 1n << 14n };
 
@@ -112,7 +116,12 @@ export async function scanMoment(scan: ScanWorkspace, m: Moment): Promise<Moment
   });
   const output = child.output();
   let exited = false;
-  void child.status.then(() => exited = true);
+  let exitedAt = 0;
+  void child.status.then(() => {
+    exited = true;
+    exitedAt = performance.now();
+  });
+  let sentAt = 0;
   if (m.ms > 0) await sleep(m.ms);
   let caught: boolean | undefined;
   let sent = false;
@@ -121,6 +130,7 @@ export async function scanMoment(scan: ScanWorkspace, m: Moment): Promise<Moment
     try {
       child.kill(m.signal);
       sent = true;
+      sentAt = performance.now();
     } catch {
       // Exited meanwhile.
     }
@@ -129,7 +139,7 @@ export async function scanMoment(scan: ScanWorkspace, m: Moment): Promise<Moment
   const stdout = new TextDecoder().decode(out.stdout);
   const stderr = new TextDecoder().decode(out.stderr);
   const base = { ...m, code: out.code };
-  const leftovers = await leftoverProcesses(scan.marker);
+  const leftovers = await leftoverProcesses([scan.marker, scan.ws.dir]);
   const wrong = (why: string): MomentResult => ({
     ...base,
     outcome: "wrong",
@@ -140,10 +150,18 @@ export async function scanMoment(scan: ScanWorkspace, m: Moment): Promise<Moment
       (leftovers.length ? `, left running: ${leftovers.join(" | ")}` : ""),
   });
   if (leftovers.length > 0) return wrong("processes left behind");
+  const result = lastResult(stdout);
   if (!sent) {
     return out.code === 0 ? { ...base, outcome: "finished_first" } : wrong("ended on its own");
   }
-  const result = lastResult(stdout);
+  // The signal came as mopac was exiting: its result was written (the ending settled) and
+  // the process ended right away. A signal ignored mid-run leaves the rest of the run to go.
+  if (
+    out.code === 0 && result?.subtype === "success" && result.exit_code === 0 &&
+    exitedAt - sentAt < LATE_MS
+  ) {
+    return { ...base, outcome: "finished_first" };
+  }
   if (
     out.code === EXIT[m.signal] && result?.subtype === "cancelled" &&
     result.exit_code === EXIT[m.signal] && (m.output === "stream-json" || oneLine(stdout))
@@ -170,15 +188,17 @@ function lastResult(stdout: string): Record<string, unknown> | undefined {
 const oneLine = (stdout: string) => stdout.trimEnd().split("\n").length === 1;
 
 /**
- * Live processes of the server's group after mopac exited. Killed members can take a
- * moment to go, so the check waits a little for them before it counts them.
+ * Live processes after mopac exited: of the server's group (its marker) or naming the
+ * workspace (a jail, a command). Killed ones can take a moment to go, so the check
+ * waits a little for them before it counts them.
  */
-async function leftoverProcesses(marker: string): Promise<string[]> {
+async function leftoverProcesses(markers: string[]): Promise<string[]> {
+  const find = async () => (await Promise.all(markers.map(live))).flat();
   const deadline = Date.now() + 5_000;
-  let rows = await live(marker);
+  let rows = await find();
   while (rows.length > 0 && Date.now() < deadline) {
     await sleep(50);
-    rows = await live(marker);
+    rows = await find();
   }
   for (const row of rows) {
     try {
