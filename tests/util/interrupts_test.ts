@@ -79,3 +79,30 @@ Deno.test({
     assert.equal(r.stdout, "last words\n");
   },
 });
+
+Deno.test("interrupts: nothing else in src/ or main.ts listens for signals itself", () => {
+  const root = fileURLToPath(new URL("../../", import.meta.url));
+  const offenders: string[] = [];
+  const visit = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) visit(path);
+      else if (e.name.endsWith(".ts") && path !== `${root}src/util/interrupts.ts`) {
+        const text = Deno.readTextFileSync(path);
+        if (/\b(add|remove)SignalListener\b|process\.on\(\s*["']SIG/.test(text)) {
+          offenders.push(path);
+        }
+      }
+    }
+  };
+  visit(`${root}src`);
+  const main = Deno.readTextFileSync(`${root}main.ts`);
+  assert.deepEqual(offenders, []);
+  // main.ts installs the owner before it imports the rest of mopac; what it imports
+  // statically (loaded before its first line runs) is the owner and a constant.
+  const statics = [...main.matchAll(/^import .* from "(.+)";$/gm)].map((m) => m[1]);
+  assert.deepEqual(statics, ["./src/util/interrupts.ts", "./src/jail/command_name.ts"]);
+  assert.ok(
+    main.indexOf("interrupts.install()") < main.indexOf('await import("./src/cli/mod.ts")'),
+  );
+});
