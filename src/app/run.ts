@@ -61,6 +61,8 @@ export async function prepareRun(
     warn: (line: string) => void;
     /** Stops start-up early (SIGINT/SIGTERM): what was opened is closed, and it rejects. */
     signal?: AbortSignal;
+    /** Told the session's id as soon as it is open (a run ended during start-up reports it). */
+    onSession?: (id: string) => void;
   },
 ): Promise<PreparedRun> {
   // Resolve. Nothing is opened before the preflight has passed.
@@ -82,6 +84,7 @@ export async function prepareRun(
   stack.defer(() => quietly(() => jail.close()));
   const jailVersion = args.dryRun ? await jail.version() : undefined;
   const opened = await openRun(resolved, args, opts.warn, stack);
+  opts.onSession?.(opened.session.handle.id);
   const { shared, wired, small } = await wireRun(
     resolved,
     opened,

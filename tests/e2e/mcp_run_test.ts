@@ -211,6 +211,8 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       assert.deepEqual(ev.map((e) => [e.type, e.subtype, e.exit_code]), [
         ["result", "cancelled", code],
       ]);
+      // The session was open already: the result names it.
+      assert.match(String(ev[0].session_id), /^[0-9a-f-]{36}$/);
       assert.deepEqual(await live(marker), []);
       assert.equal(ws.fake.requests.length, 0);
     } finally {

@@ -38,6 +38,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     const run = await prepareRun(args, {
       warn: (line: string) => args.quiet || io.err(`${line}\n`),
       signal: interrupts.signal,
+      onSession: (id) => ending.sessionId = id,
     });
     let outcome;
     try {
