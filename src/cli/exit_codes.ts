@@ -67,7 +67,7 @@ export function explained(err: unknown): unknown {
 }
 
 /** Prints `err` as one line (and its hint) on stderr; returns its exit code. */
-export function reportError(err: unknown, io: Io): number {
+export function reportError(err: unknown, io: Pick<Io, "err">): number {
   err = explained(err);
   const { code } = endingOf(err);
   if (err instanceof MopacError) {

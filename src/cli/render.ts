@@ -6,6 +6,9 @@
  */
 import type { RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
+
+/** Where a renderer writes: stdout and stderr. */
+type Output = Pick<Io, "out" | "err">;
 import { TextBuilder } from "../util/text_builder.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -16,7 +19,7 @@ export interface Renderer {
 
 export function createRenderer(
   format: OutputFormat,
-  io: Io,
+  io: Output,
   opts: { quiet: boolean; verbose: boolean },
 ): Renderer {
   switch (format) {
@@ -44,7 +47,7 @@ interface Printed {
   current: number;
 }
 
-function textRenderer(io: Io, opts: { quiet: boolean; verbose: boolean }): Renderer {
+function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): Renderer {
   const messages = new Map<string, Printed>();
   let lastChar = "\n";
   let lastMessage = "";
