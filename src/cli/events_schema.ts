@@ -122,6 +122,7 @@ export const RESULT_SUBTYPES = [
   "error_gate",
   "error_agent",
   "error_tool",
+  "error_session_busy",
   "cancelled",
 ] as const;
 

@@ -20,8 +20,7 @@ import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import type { ParsedRequest } from "../_support/fake_openai.ts";
 import { spawnMopac } from "../_support/run_mopac.ts";
 import { live, mcpWorkspace, wrappedServer } from "./_mcp_run.ts";
-import { FAKE_ENV } from "./_workspace.ts";
-import type { Workspace } from "./_workspace.ts";
+import { FAKE_ENV, type Workspace } from "../_support/workspace.ts";
 
 export type Signal = "SIGINT" | "SIGTERM";
 export type Outcome = "handled" | "before_runtime" | "finished_first" | "wrong";

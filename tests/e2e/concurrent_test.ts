@@ -36,7 +36,7 @@ Deno.test("concurrent: a second writer on a session in use is refused with the o
       assert.match(r.stderr, new RegExp(`session ${short} in use by pid ${holder.child.pid}\\b`));
     }
     // A json consumer can tell a busy session from other usage errors.
-    const busy = await runMopac(["run", "-C", "-o", "json", "intrude"], opts);
+    const busy = await ws.run(["run", "-C", "-o", "json", "intrude"]);
     const [result] = JSON.parse(`[${busy.stdout.trim()}]`);
     assert.deepEqual([busy.code, result.subtype, result.exit_code], [2, "error_session_busy", 2]);
     assert.match(result.error, /in use by pid/);

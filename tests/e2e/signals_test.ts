@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac, spawnMopac } from "../_support/run_mopac.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
+import { DENO_RUN } from "../_support/deps.ts";
 import { cleanup, DENO, eventStream, live, mcpWorkspace } from "./_mcp_run.ts";
 import { catches } from "./_signal_scan.ts";
 
@@ -23,7 +24,7 @@ Deno.test({
       command: "bash",
       args: [
         "-c",
-        `trap '' TERM; sleep ${marker} & "${DENO}" run -A --no-lock ${FIXTURE} stdio; wait`,
+        `trap '' TERM; sleep ${marker} & "${DENO}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio; wait`,
       ],
       enabled_tools: ["echo", "hang"],
     };
@@ -81,9 +82,16 @@ Deno.test({
   name: "e2e signals: waiting for a prompt on stdin that never closes, SIGINT ends it at once",
   ignore: Deno.build.os === "windows",
   fn: async () => {
-    const ws = await fakeWorkspace({ turns: [scriptText("never")] });
+    const ws = await workspace({ turns: [scriptText("never")] });
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname, "run", "-o", "json"],
+      args: [
+        ...DENO_RUN,
+        "-A",
+        new URL("../../main.ts", import.meta.url).pathname,
+        "run",
+        "-o",
+        "json",
+      ],
       cwd: ws.dir,
       env: FAKE_ENV,
       stdin: "piped",

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
 import { events, spawnMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace } from "./_workspace.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 
 const ANSWER = Array.from({ length: 6_000 }, (_, i) => `line ${i} of a long answer.`).join("\n");
 
@@ -32,7 +32,7 @@ async function answerOnDisk(dir: string): Promise<boolean> {
 for (const output of ["stream-json", "text"] as const) {
   Deno.test(`e2e slow reader (${output}): stdout backpressure is no provider silence`, async () => {
     assert.ok(ANSWER.length > 150_000);
-    const ws = await fakeWorkspace(
+    const ws = await workspace(
       { turns: [scriptText(ANSWER, { chunkSize: 4_096 })] },
       { options: { request_timeout: 1 } },
     );

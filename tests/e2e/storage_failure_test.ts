@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import type { ParsedRequest } from "../_support/fake_openai.ts";
 import { cleanDenoEnv, denoFlags, events, MAIN } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { FAKE_ENV, type Workspace, workspace as fakeWorkspace } from "../_support/workspace.ts";
 
 const FAILING_DISK = new URL("./_failing_disk.ts", import.meta.url).pathname;
 const LONG_ANSWER = "All checked. ".repeat(2_000);
@@ -162,7 +162,7 @@ async function assertResumes(ws: Workspace, id: string, extra: string[] = []): P
   assert.deepEqual([next.result.session_id, next.result.result], [id, "resumed"]);
   const sent = ws.fake.turnRequests().at(-1)!;
   assert.ok(
-    sent.messages.some((m) => m.role === "tool"),
+    sent.messages.some((m: { role: string }) => m.role === "tool"),
     "the earlier tool call is in the history",
   );
 }
