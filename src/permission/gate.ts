@@ -4,9 +4,10 @@
  *     (network clients, privilege escalation, … hold whatever the profile says);
  *  2. profile allowlist: a tool the profile does not offer is refused ("not_allowed");
  *     an MCP tool must be allowed by `allowed_mcp` (names or globs, or true);
- *  3. rule patterns: `bash.allow`/`bash.deny` on the parsed commands, then paths
- *     (already symlink-resolved by the tool: `paths.deny` first, then writes, then
- *     reads), then hosts against `fetch.hosts`;
+ *  3. rules: the shell's (assignments to variables that change what runs, redirection
+ *     targets, `bash.deny`/`bash.allow` on the parsed commands), then paths (already
+ *     symlink-resolved by the tool, redirections included: `paths.deny` first, then
+ *     writes, then reads), then hosts against `fetch.hosts`;
  *  4. `hooks.PreToolUse` commands (see hooks.ts);
  *  5. allow.
  * A check that throws is a denial: the gate fails closed. Headless runs never prompt.
@@ -15,7 +16,7 @@ import type { Decision, Gate, GateRequest } from "./types.ts";
 import type { Profile } from "./profiles.ts";
 import { ProfileRules } from "./rules.ts";
 import { type HookConfig, PreToolUseHooks, type RunHook } from "./hooks.ts";
-import { checkShell } from "./shell_rules.ts";
+import { checkBans, checkShell } from "./shell_rules.ts";
 
 export interface GateOptions {
   profile: Profile;
@@ -47,7 +48,7 @@ export function createGate(opts: GateOptions): Gate {
     const shell = req.access?.shell;
     // 1. The ban list comes before everything, so no profile can lift it.
     if (shell) {
-      const banned = checkShell(shell);
+      const banned = checkBans(shell);
       if (!banned.allow) return banned;
     }
     // 2. Allowlist.
@@ -65,9 +66,9 @@ export function createGate(opts: GateOptions): Gate {
           reason: `tool "${req.tool}" is not allowed by profile "${opts.profile.name}"`,
         };
     }
-    // 3. Rule patterns.
-    if (shell && opts.profile.bash) {
-      const byRules = checkShell(shell, opts.profile.bash);
+    // 3. Rules: the shell's (every profile has some: assignments, redirections), then paths.
+    if (shell) {
+      const byRules = checkShell(shell, opts.profile.bash ?? {});
       if (!byRules.allow) return byRules;
     }
     const access = req.access ?? {};

@@ -36,31 +36,34 @@ export function absolutePath(path: string, workspace: string): string {
 
 /**
  * Matches a path against globs written in config. A glob starting with `/` (or a
- * drive letter) matches the absolute path; any other glob matches the path relative
- * to the workspace, so it never reaches outside the workspace by accident.
- * `anyDepth` (used for deny lists) lets a slash-less glob such as `.env` match that
- * name in any folder, and also lets relative globs such as `**\/*.pem` match
+ * drive letter) matches the absolute path, also through a symlink in its literal
+ * part (`/tmp/x/**` where /tmp is a link); any other glob matches the path relative
+ * to the workspace (`secrets/**`, `certs/*.pem`, `.github/workflows/*`), so it never
+ * reaches outside the workspace by accident. A trailing `/` means the folder's
+ * contents (`secrets/` is `secrets/**`).
+ *
+ * `anyDepth` (deny lists): a slash-less glob such as `.env` matches that name in any
+ * folder; a path is also matched when one of the folders holding it is (`secrets`
+ * denies `secrets/key.txt`); and relative globs such as `**\/*.pem` also match
  * absolute paths outside the workspace: denying too much is the safe direction.
  */
 export class PathGlobs {
   readonly #absolute: Matcher | undefined;
   readonly #relative: Matcher | undefined;
+  readonly #names: Matcher | undefined;
   readonly #anyDepth: boolean;
 
   constructor(readonly globs: readonly string[], options: { anyDepth?: boolean } = {}) {
-    const abs = globs.filter((g) => isAbsolute(g)).map(slashes);
-    const rel = globs.filter((g) => !isAbsolute(g)).map((g) => slashes(g).replace(/^\.\//, ""));
     const anyDepth = options.anyDepth === true;
-    this.#absolute = abs.length > 0 ? compile(abs, { dot: true }) : undefined;
-    // picomatch's `basename` matches every glob against the last path segment only, so
-    // it is given just the globs without a slash (`.env`); `private/**` matches the path.
-    const base = anyDepth ? rel.filter((g) => !g.includes("/")) : [];
-    const path = rel.filter((g) => !base.includes(g));
-    const matchers = [
-      ...(base.length > 0 ? [compile(base, { dot: true, basename: true })] : []),
-      ...(path.length > 0 ? [compile(path, { dot: true })] : []),
-    ];
-    this.#relative = matchers.length > 0 ? (p) => matchers.some((m) => m(p)) : undefined;
+    const written = globs.map((g) => slashes(g).replace(/\/$/, "/**"));
+    const abs = written.filter((g) => isAbsolute(g) || /^[A-Za-z]:\//.test(g));
+    const rel = written.filter((g) => !abs.includes(g)).map((g) => g.replace(/^(\.\/)+/, ""));
+    const names = anyDepth ? rel.filter((g) => !g.includes("/")) : [];
+    const opts = { dot: true };
+    const absAll = [...abs, ...abs.flatMap(realGlob)];
+    this.#absolute = absAll.length > 0 ? compile(absAll, opts) : undefined;
+    this.#relative = rel.length > 0 ? compile(rel, opts) : undefined;
+    this.#names = names.length > 0 ? compile(names, opts) : undefined;
     this.#anyDepth = anyDepth;
   }
 
@@ -71,12 +74,39 @@ export class PathGlobs {
   /** The glob list matches `path` (absolute) seen from `workspace`. */
   matches(path: string, workspace: string): boolean {
     const abs = slashes(path);
-    if (this.#absolute?.(abs)) return true;
-    if (!this.#relative) return false;
     const rel = relativeInside(path, workspace);
-    if (rel !== undefined && rel !== "" && this.#relative(rel)) return true;
+    const candidates = this.#anyDepth ? withAncestors(abs) : [abs];
+    for (const p of candidates) {
+      if (this.#absolute?.(p)) return true;
+      if (this.#names?.(p.slice(p.lastIndexOf("/") + 1))) return true;
+    }
+    if (!this.#relative) return false;
+    if (rel !== undefined && rel !== "") {
+      const rels = this.#anyDepth ? withAncestors(rel) : [rel];
+      if (rels.some((r) => this.#relative!(r))) return true;
+    }
     // For deny lists a relative glob also guards files outside the workspace.
-    return this.#anyDepth && this.#relative(abs.replace(/^\/+/, ""));
+    return this.#anyDepth &&
+      candidates.some((p) => p !== "/" && this.#relative!(p.replace(/^\/+/, "")));
+  }
+}
+
+/** `a/b/c` and the folders holding it: `a/b`, `a` (or `/a/b/c`, `/a/b`, `/a`). */
+function withAncestors(p: string): string[] {
+  const out = [p];
+  for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) out.push(p.slice(0, i));
+  return out;
+}
+
+/** An absolute glob with its literal base resolved through symlinks, when that differs. */
+function realGlob(glob: string): string[] {
+  const { base } = picomatch.scan(glob);
+  if (!base || base === "/") return [];
+  try {
+    const real = slashes(Deno.realPathSync(base));
+    return real === base ? [] : [real + glob.slice(base.length)];
+  } catch {
+    return []; // not there (yet) or not ours to look at: the glob as written
   }
 }
 

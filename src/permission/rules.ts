@@ -9,6 +9,10 @@ import { absolutePath, HostPatterns, isInside, nameMatcher, PathGlobs } from "./
 
 const ALLOW: Decision = { allow: true };
 
+/** Devices a redirection may use whatever the path rules say: they hold no one's data. */
+const HARMLESS_DEVICE =
+  /^\/dev\/(null|zero|full|random|urandom|tty|stdin|stdout|stderr|fd\/\d+)$|^\/proc\/self\/fd\/\d+$/;
+
 export class ProfileRules {
   readonly #deny: PathGlobs;
   readonly #read: PathGlobs;
@@ -39,15 +43,28 @@ export class ProfileRules {
     return this.#mcp.get(mcp.server)?.(mcp.tool) ?? false;
   }
 
-  /** Paths: deny globs first, then writes against paths.write (or the workspace), then reads. */
+  /**
+   * Paths: deny globs first, then writes against paths.write (or the workspace), then
+   * reads. A shell's redirections pass the same rules, except that harmless devices
+   * (/dev/null, /dev/stderr, /dev/fd/N, …) are allowed.
+   */
   checkPaths(access: Access): Decision {
-    const writes = (access.writes ?? []).map((p) => absolutePath(p, this.workspace));
-    const reads = (access.reads ?? []).map((p) => absolutePath(p, this.workspace));
-    for (const path of [...writes, ...reads]) {
+    const abs = (list?: string[]) => (list ?? []).map((p) => absolutePath(p, this.workspace));
+    const writes = abs(access.writes);
+    const reads = abs(access.reads);
+    const shellWrites = abs(access.redirects?.writes);
+    const shellReads = abs(access.redirects?.reads);
+    for (const path of [...writes, ...reads, ...shellWrites, ...shellReads]) {
       if (this.#deny.matches(path, this.workspace)) {
         return { allow: false, rule: "paths.deny", reason: `path is denied: ${path}` };
       }
     }
+    const free = (path: string) => HARMLESS_DEVICE.test(path);
+    return this.#checkWrites([...writes, ...shellWrites.filter((p) => !free(p))]) ??
+      this.#checkReads([...reads, ...shellReads.filter((p) => !free(p))]) ?? ALLOW;
+  }
+
+  #checkWrites(writes: string[]): Decision | undefined {
     for (const path of writes) {
       const ok = this.#write
         ? this.#write.matches(path, this.workspace)
@@ -60,12 +77,16 @@ export class ProfileRules {
         };
       }
     }
+    return undefined;
+  }
+
+  #checkReads(reads: string[]): Decision | undefined {
     for (const path of reads) {
       if (!isInside(path, this.workspace) && !this.#read.matches(path, this.workspace)) {
         return { allow: false, rule: "paths.read", reason: `read outside allowed paths: ${path}` };
       }
     }
-    return ALLOW;
+    return undefined;
   }
 
   /** Hosts (`host:port`) against `fetch.hosts`; no list means any host. */

@@ -67,11 +67,14 @@ export const BAN_LIST: readonly BanEntry[] = [
     why: "global installs change every project on the machine; install into the project instead",
     commands: [],
     when: [
-      "npm/pnpm/bun install|add|update|remove|link with -g/--global (and a bare `npm link`)",
+      "npm/pnpm/bun install|add|update|remove|link with -g/--global/--location=global in any " +
+      "spelling or through npm_config_global/npm_config_location (and a bare `npm link`)",
       "yarn global …",
-      "deno install|uninstall -g/--global",
-      "cargo install, go install, gem install, pipx install, uv tool install",
-      "pip install --user/--break-system-packages/--prefix/--root/--system (also python -m pip, uv pip)",
+      "deno install|uninstall -g/--global (also in a cluster: -gA)",
+      "cargo install (also cargo +toolchain install), go install, gem install|i|update, " +
+      "pipx install, uv tool install, corepack enable, rustup install|toolchain|component|target",
+      "pip install --user/--break-system-packages/--prefix/--root/--target/--system or the " +
+      "PIP_* variables that set them (also python -m pip, -mpip, uv pip)",
       "any of the above subcommands with an argument known only at run time",
     ],
   },
@@ -80,11 +83,17 @@ export const BAN_LIST: readonly BanEntry[] = [
     why: "these stop, reconfigure or wipe the machine rather than build or test code",
     commands: words(
       "shutdown reboot halt poweroff telinit systemctl service chkconfig update-rc.d " +
-        "crontab at batch mkfs mke2fs mkswap fdisk sfdisk gdisk parted wipefs mount umount " +
+        "crontab at batch killall5 mkfs mke2fs mkswap fdisk sfdisk gdisk parted wipefs mount umount " +
         "swapon swapoff insmod rmmod modprobe ip ifconfig route iptables ip6tables nft ufw " +
         "firewall-cmd pfctl",
     ),
-    when: ["mkfs.*", "dd of=/dev/…", "rm -r on /, ~ or $HOME", "kill … -1 (every process)"],
+    when: [
+      "mkfs.*",
+      "dd of=/dev/…",
+      "rm -r (any spelling) or find -delete on /, a top-level folder, ~, $HOME, a folder " +
+      "above the working one, or a path known only at run time that is / when empty",
+      "kill … -1 (every process)",
+    ],
   },
 ];
 

@@ -1,12 +1,18 @@
 /**
- * The shell policy applied to the commands the bash tool found in a script
+ * The shell policy applied to what the bash tool found in a script
  * (src/tools/shell/parse.ts): the built-in ban list that no profile can lift
- * (shell_ban_list.ts), then a profile's `bash.deny` and `bash.allow` patterns.
- * Order of checks:
- *   unparsable script → dynamic command name → ban list → deny patterns → allow patterns.
+ * (shell_ban_list.ts), then the rules every profile has, then a profile's
+ * `bash.deny` and `bash.allow` patterns (shell_patterns.ts). Order of checks:
+ *   unparsable script → dynamic command name → ban list → assignments to variables
+ *   that change what runs → redirection targets the script does not spell out →
+ *   deny patterns → allow patterns.
  */
-import type { Decision, ShellAccess } from "./types.ts";
-import { banOf, commandName } from "./shell_ban_check.ts";
+import type { Decision, ShellAccess, ShellAssignment, ShellCommand } from "./types.ts";
+import { banContext, banOf } from "./shell_ban_check.ts";
+import { riskyVariable } from "./shell_variables.ts";
+import { allowsAssignment, deniesCommand, matchesPattern, parsePattern } from "./shell_patterns.ts";
+
+export { matchesPattern };
 
 const words = (list: string): string[] => list.split(" ");
 
@@ -17,14 +23,16 @@ export interface ShellRules {
 
 /**
  * Builtins that run no program; a profile's `bash.allow` does not need to list
- * them (`cd src && npm test` is allowed by "npm test"). Deny patterns still apply.
+ * them (`cd src && npm test` is allowed by "npm test"). Deny patterns still apply,
+ * and what they assign (`read PS4`, `printf -v PATH`) is checked like any assignment.
  */
 const NEUTRAL = new Set(words(
   "cd pushd popd dirs pwd echo printf true false : test [ exit return shift set unset " +
     "wait sleep read type",
 ));
 
-export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decision {
+/** The ban list alone: what holds whatever the profile says. */
+export function checkBans(access: ShellAccess): Decision {
   if (access.parse_error !== undefined) {
     return deny(
       "bash.parse",
@@ -40,8 +48,9 @@ export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decisio
       );
     }
   }
+  const context = banContext(access);
   for (const cmd of access.commands) {
-    const ban = banOf(cmd);
+    const ban = banOf(cmd, context);
     if (ban) {
       return deny(
         `ban:${ban.entry.group}`,
@@ -49,16 +58,28 @@ export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decisio
       );
     }
   }
+  return { allow: true };
+}
+
+export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decision {
+  const banned = checkBans(access);
+  if (!banned.allow) return banned;
+  const assigned = checkAssignments(access, rules.allow ?? []);
+  if (!assigned.allow) return assigned;
+  const redirected = checkRedirects(access);
+  if (!redirected.allow) return redirected;
   for (const pattern of rules.deny ?? []) {
-    const cmd = access.commands.find((c) => matchesPattern(pattern, c.argv, true));
+    const cmd = access.commands.find((c) => deniesCommand(pattern, c.argv));
     if (cmd) {
       return deny(`bash.deny:${pattern}`, `\`${cmd.text}\` matches the deny pattern "${pattern}"`);
     }
   }
   if (rules.allow !== undefined) {
+    // Patterns that only allow assignments (`PATH=*`) allow no command.
+    const commandPatterns = rules.allow.filter((p) => parsePattern(p).words.length > 0);
     for (const cmd of access.commands) {
       if (NEUTRAL.has(cmd.argv[0])) continue;
-      if (rules.allow.some((p) => matchesPattern(p, cmd.argv, false))) continue;
+      if (commandPatterns.some((p) => matchesPattern(p, cmd.argv, false))) continue;
       const list = rules.allow.length ? rules.allow.map((p) => `"${p}"`).join(", ") : "none";
       return deny(
         "bash.allow",
@@ -69,44 +90,58 @@ export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decisio
   return { allow: true };
 }
 
-function deny(rule: string, reason: string): Decision {
-  return { allow: false, rule, reason };
+/**
+ * An assignment to a variable that changes what runs (shell_variables.ts) needs an
+ * allow pattern that names it, in every profile; so does one whose name is known
+ * only at run time, which no pattern can name.
+ */
+function checkAssignments(access: ShellAccess, allow: readonly string[]): Decision {
+  const risky = (a: ShellAssignment) => a.name === undefined || riskyVariable(a.name) !== undefined;
+  const refuse = (a: ShellAssignment, cmd?: ShellCommand) =>
+    deny(
+      "bash.assign",
+      (a.name === undefined
+        ? `\`${a.text}\` sets a variable whose name is known only at run time`
+        : `\`${a.text}\` sets ${a.name}, which changes what commands run`) +
+        (cmd ? ` (for \`${cmd.text}\`)` : "") +
+        `; it needs a bash.allow pattern naming it, e.g. "${a.name ?? "NAME"}=*"`,
+    );
+  for (const a of access.assignments) {
+    if (risky(a) && !allow.some((p) => allowsAssignment(p, a))) return refuse(a);
+  }
+  for (const cmd of access.commands) {
+    for (const a of cmd.assigns ?? []) {
+      if (risky(a) && !allow.some((p) => allowsAssignment(p, a, cmd.argv))) return refuse(a, cmd);
+    }
+  }
+  return { allow: true };
 }
 
 /**
- * A `bash.allow`/`bash.deny` pattern against one command. Patterns are prefixes of
- * the command's words: "npm test" matches `npm test --watch`; `*` and `?` are globs
- * inside a word ("npm run lint*" matches `npm run lint:fix`); a trailing `*` word
- * or `:*` also matches no further words; "*" alone matches everything. Deny
- * patterns also match the command's basename (`/usr/bin/git push` is `git push`).
+ * Redirections must spell out their file, so that the path rules can check it
+ * (`> $f` could be `/dev/tcp/…` or a file outside the workspace); a relative one
+ * after a `cd` whose target is known only at run time could be anywhere.
  */
-export function matchesPattern(
-  pattern: string,
-  argv: readonly string[],
-  byBasename: boolean,
-): boolean {
-  const tokens = pattern.trim().replace(/:\*$/, "").split(/\s+/).filter(Boolean);
-  if (tokens.length === 0) return false;
-  if (tokens.length === 1 && tokens[0] === "*") return true;
-  while (tokens.length > 1 && tokens[tokens.length - 1] === "*") tokens.pop();
-  if (argv.length < tokens.length) return false;
-  return tokens.every((t, i) => {
-    const re = globToRegExp(t);
-    if (re.test(argv[i])) return true;
-    return i === 0 && byBasename && re.test(commandName(argv[0]));
-  });
+function checkRedirects(access: ShellAccess): Decision {
+  for (const r of access.redirects) {
+    if (!r.static) {
+      return deny(
+        "bash.redirect",
+        `the file of the redirection \`${r.text}\` is known only at run time; ` +
+          "write the file name literally",
+      );
+    }
+    if (access.cd.unknown && !r.target.startsWith("/")) {
+      return deny(
+        "bash.redirect",
+        `the redirection \`${r.text}\` follows a cd whose target is known only at run time; ` +
+          "use an absolute path or a literal cd",
+      );
+    }
+  }
+  return { allow: true };
 }
 
-const globCache = new Map<string, RegExp>();
-function globToRegExp(glob: string): RegExp {
-  let re = globCache.get(glob);
-  if (!re) {
-    const body = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[\\s\\S]*").replace(
-      /\?/g,
-      "[\\s\\S]",
-    );
-    re = new RegExp(`^${body}$`);
-    globCache.set(glob, re);
-  }
-  return re;
+function deny(rule: string, reason: string): Decision {
+  return { allow: false, rule, reason };
 }

@@ -13,11 +13,53 @@ export interface ShellCommand {
   dynamic_args?: number[];
   /** The command as written, for messages. */
   text: string;
+  /** Assignments in front of the command (`VAR=x cmd`, `env VAR=x cmd`): its environment. */
+  assigns?: ShellAssignment[];
+  /**
+   * More arguments are added at run time (`… | xargs rm -rf`): the policy cannot see
+   * them, so argument-dependent bans treat them as unknown.
+   */
+  appended?: boolean;
+}
+
+/** A variable the script sets: `A=1`, `export A`, `read A`, `for A in`, `((A=1))`, `${A:=x}`, … */
+export interface ShellAssignment {
+  /** The variable; undefined when its name is only known at run time (`export "$N=1"`). */
+  name?: string;
+  /** The value as written (source text; empty when the script does not say). */
+  value: string;
+  /** The assignment as written, for messages. */
+  text: string;
+}
+
+/** A file a redirection opens (`> f`, `< f`, `>> f`, `&> f`, `<> f`, `>& f`). */
+export interface ShellRedirect {
+  mode: "read" | "write" | "readwrite";
+  /** The file name after quote removal when static; the source text otherwise. */
+  target: string;
+  /** False when the name is known only at run time (`> $f`, `> ~/x`, `> *.log`). */
+  static: boolean;
+  text: string;
 }
 
 export interface ShellAccess {
   script: string;
   commands: ShellCommand[];
+  /** Assignments that are statements of their own (not a command's prefix). */
+  assignments: ShellAssignment[];
+  redirects: ShellRedirect[];
+  /**
+   * Where `cd`, `pushd` and `popd` may take the script: static targets as written
+   * (relative ones from wherever the script is), and whether one is only known at
+   * run time (`cd "$D"`, `cd -`, `popd`), after which a relative path means anything.
+   */
+  cd: { targets: string[]; unknown: boolean };
+  /**
+   * Directories the script may be in when a command runs: the call's directory, and
+   * each static `cd` target resolved from it. Filled in by the bash tool, which knows
+   * the session's directory; absent in a bare parse.
+   */
+  cwds?: string[];
   /** Set when the script does not parse; the gate denies it. */
   parse_error?: string;
 }
@@ -26,6 +68,11 @@ export interface ShellAccess {
 export interface Access {
   reads?: string[];
   writes?: string[];
+  /**
+   * Files a shell script's redirections open: the same rules as `reads`/`writes`,
+   * except that harmless devices (/dev/null, /dev/stderr, …) are allowed.
+   */
+  redirects?: { reads: string[]; writes: string[] };
   shell?: ShellAccess;
   /** `host:port` for network tools. */
   hosts?: string[];

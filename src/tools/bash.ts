@@ -12,6 +12,7 @@ import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { parseShell } from "./shell/parse.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
+import { redirectPaths } from "./shell/redirects.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
@@ -77,10 +78,13 @@ export function createBashTool(opts: BashToolOptions): Tool {
     description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars) +
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
-    access: (input): Access => ({ shell: parseShell(input.command) }),
+    async access(input, ctx): Promise<Access> {
+      // Redirections are checked from the folder the call runs in (and where `cd` goes).
+      const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
+      return { shell, redirects: await redirectPaths(shell) };
+    },
     async run(input, ctx): Promise<ToolOutput> {
-      const sessionCwd = ctx.state.shell.cwd || ctx.workspace;
-      const cwd = resolve(sessionCwd, input.working_dir ?? ".");
+      const cwd = callCwd(ctx, input.working_dir);
       // In a jail, /tmp and /run are the jail's own: whether the folder exists is its to say.
       const jailed = (opts.launcher?.backend ?? "none") !== "none";
       if (!jailed && await missingDir(cwd)) return cwdGone(ctx, cwd, input.working_dir);
@@ -130,6 +134,11 @@ export function createBashTool(opts: BashToolOptions): Tool {
       return formatFinished(proc, { timeoutMs, limits, movedTo: moved });
     },
   });
+}
+
+/** The folder a call runs in: the session's, moved by the call's `working_dir`. */
+function callCwd(ctx: ToolContext, workingDir: string | undefined): string {
+  return resolve(ctx.state.shell.cwd || ctx.workspace, workingDir ?? ".");
 }
 
 /** The folder a command was to run in does not exist: an error, and a reset when it was the session's. */

@@ -11,7 +11,13 @@ import type { Decision, GateRequest, ShellAccess } from "../../src/permission/ty
 function shell(script: string): ShellAccess {
   // What the bash tool's parser reports for these simple one-command scripts.
   const argv = script.split(/\s+/);
-  return { script, commands: [{ argv, dynamic: false, text: script }] };
+  return {
+    script,
+    commands: [{ argv, dynamic: false, text: script }],
+    assignments: [],
+    redirects: [],
+    cd: { targets: [], unknown: false },
+  };
 }
 
 function denied(d: Decision, rule: string | RegExp, reason?: RegExp): void {

@@ -220,7 +220,6 @@ const ALLOWED = [
   "git ls-files | xargs grep -n describe",
   "timeout 60 npm test",
   "env NODE_ENV=test node index.js",
-  "export PATH=$PWD/node_modules/.bin:$PATH",
   "mkdir -p build/out && cp -r src build/out",
   "rm -rf node_modules dist",
   "tar czf out.tgz dist",

@@ -7,14 +7,12 @@
  * dropped from everything except config `env`, which passes them on on purpose.
  */
 import { cleanBaseEnv, FIXED, INHERITED, SECRET_NAME } from "../../util/child_env.ts";
+import { isShellVariable, riskyVariable } from "../../permission/shell_variables.ts";
 
 export { FIXED, INHERITED };
 
-/**
- * Names never carried over from one command to the next: bash's own, and loader
- * variables (Deno refuses to spawn with LD_PRELOAD under a narrow --allow-run).
- */
-const NOT_CARRIED = /^(PWD|OLDPWD|SHLVL|_|LD_.*|DYLD_.*)$/;
+/** bash's own bookkeeping: never carried over from one command to the next. */
+const NOT_CARRIED = /^(PWD|OLDPWD|SHLVL|_)$/;
 
 export interface EnvSources {
   /** Config `env`: passed as given, secrets included. */
@@ -32,12 +30,16 @@ export interface EnvSources {
 
 /** The environment before the session's exports: inherited, fixed, then config. */
 export function baseEnv(sources: Omit<EnvSources, "session">): Record<string, string> {
-  return Object.assign(
+  const env = Object.assign(
     cleanBaseEnv(sources.read),
     sources.jail?.defaults,
     sources.config,
     sources.jail?.forced,
   );
+  // bash reads these at start (BASH_ENV, SHELLOPTS, exported functions, …) or expands
+  // them (PS4 under `set -x`): it starts with them unset, whatever config says.
+  for (const name of Object.keys(env)) if (isShellVariable(name)) delete env[name];
+  return env;
 }
 
 export function buildChildEnv(sources: EnvSources): Record<string, string> {
@@ -48,9 +50,14 @@ export function buildChildEnv(sources: EnvSources): Record<string, string> {
   return Object.assign(env, sources.jail?.forced);
 }
 
-/** Whether an exported variable is carried to later commands. */
+/**
+ * Whether an exported variable is carried to later commands. Variables that change
+ * what runs (PATH, LD_*, GIT_*, BASH_ENV, …; permission/shell_variables.ts) never are:
+ * each call starts from the base again, so an assignment the gate allowed for one
+ * call cannot shape the next (or a resumed session under another profile).
+ */
 export function keepsExport(name: string, config: Readonly<Record<string, string>>): boolean {
-  if (NOT_CARRIED.test(name)) return false;
+  if (NOT_CARRIED.test(name) || riskyVariable(name) !== undefined) return false;
   return !SECRET_NAME.test(name) || Object.hasOwn(config, name);
 }
 

@@ -31,7 +31,33 @@ export interface Word extends Node {
   Parts: Node[];
 }
 export interface CallExpr extends Node {
+  Assigns: Assign[];
   Args: Word[];
+}
+/** `NAME=value`, `NAME+=value`, `NAME[i]=value`, `NAME=(…)`; in `export`, also a bare word. */
+export interface Assign extends Node {
+  /** Absent for a bare word of a declaration (`export "$X"`, `declare -n`). */
+  Name: Lit | null;
+  Value: Word | null;
+  /** A word of a declaration with no `=` (a name or an option, e.g. `export B`, `-x`). */
+  Naked: boolean;
+}
+/** `export`, `declare`, `typeset`, `local`, `readonly`, `nameref` with their arguments. */
+export interface DeclClause extends Node {
+  Variant: Lit;
+  Args: Assign[];
+}
+export interface ParamExp extends Node {
+  Param: Lit | null;
+  Exp: { Op: number; Word: Word | null } | null;
+}
+/** The loop variable of `for NAME in …` and `select NAME in …`. */
+export interface WordIter extends Node {
+  Name: Lit;
+}
+export interface ArithmNode extends Node {
+  Op: number;
+  X: Node;
 }
 export interface Stmt extends Node {
   Cmd: Node | null;
@@ -106,7 +132,27 @@ export const OP = {
   hdoc: firstOf<Redirect>("a <<E\nE\n", "Redirect").Op,
   dashHdoc: firstOf<Redirect>("a <<-E\nE\n", "Redirect").Op,
   wordHdoc: firstOf<Redirect>("a <<< s", "Redirect").Op,
+  rdrOut: firstOf<Redirect>("a > f", "Redirect").Op,
+  appOut: firstOf<Redirect>("a >> f", "Redirect").Op,
+  clbOut: firstOf<Redirect>("a >| f", "Redirect").Op,
+  rdrAll: firstOf<Redirect>("a &> f", "Redirect").Op,
+  appAll: firstOf<Redirect>("a &>> f", "Redirect").Op,
+  dplOut: firstOf<Redirect>("a >&2", "Redirect").Op,
 } as const;
+
+const opOf = (src: string, type: string) => firstOf<ArithmNode>(src, type).Op;
+/** Operators that assign to their left side: `=`, `+=`, … in arithmetic, `++`/`--`. */
+export const ASSIGNING_ARITHM: ReadonlySet<number> = new Set([
+  ...["=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="].map((op) =>
+    opOf(`((a${op}1))`, "BinaryArithm")
+  ),
+  opOf("((a++))", "UnaryArithm"),
+  opOf("((a--))", "UnaryArithm"),
+]);
+/** `${NAME=word}` and `${NAME:=word}` assign when NAME is unset (or empty). */
+export const ASSIGNING_PARAM: ReadonlySet<number> = new Set(
+  [": ${a=1}", ": ${a:=1}"].map((src) => firstOf<ParamExp>(src, "ParamExp").Exp!.Op),
+);
 
 /** True when the redirect feeds the command's standard input. */
 export function isStdinRedirect(r: Redirect): boolean {

@@ -10,6 +10,7 @@ import {
   type Lit,
   type Node,
   nodeType,
+  type ParamExp,
   type SglQuoted,
   type Word,
 } from "./sh_syntax.ts";
@@ -23,6 +24,14 @@ export interface ResolvedWord {
   expands: boolean;
   /** The word as written. */
   text: string;
+  /** Starts with an unquoted `~`: bash replaces it by a home folder (`~`, `~/x`, `~root`, `~+`). */
+  tilde?: boolean;
+  /**
+   * For a dynamic word: the value with each run-time part replaced by one NUL
+   * (`"$HOME"/x` is `\0/x`), and the names of the parameters it expands.
+   */
+  skeleton?: string;
+  params?: string[];
   /**
    * For a dynamic word ending in a static `/name` (`$HOME/bin/tool`): that name.
    * The directory is unknown but the program's name is not.
@@ -52,41 +61,64 @@ export function resolveWord(word: Word, src: SourceText): ResolvedWord {
   let expands = false;
   /** The static text after the last dynamic part. */
   let tail = "";
+  const first = word.Parts[0];
+  const tilde = first !== undefined && nodeType(first) === "Lit" &&
+    (first as Lit).Value.startsWith("~");
+  let skeleton = "";
+  const params: string[] = [];
+  const dynamicPart = (node: Node) => {
+    isStatic = false;
+    tail = "";
+    skeleton += "\0";
+    const name = nodeType(node) === "ParamExp" ? (node as ParamExp).Param?.Value : undefined;
+    if (name) params.push(name);
+  };
   for (const part of word.Parts) {
     const type = nodeType(part);
     if (type === "Lit") {
       const lit = unescapeUnquoted((part as Lit).Value);
       value += lit.value;
       tail += lit.value;
+      skeleton += lit.value;
       if (lit.expands) expands = true;
     } else if (type === "SglQuoted") {
       const q = part as SglQuoted;
       const v = q.Dollar ? decodeAnsiC(q.Value) : q.Value;
       value += v;
       tail += v;
+      skeleton += v;
     } else if (type === "DblQuoted") {
       for (const inner of (part as DblQuoted).Parts) {
         if (nodeType(inner) === "Lit") {
           const v = unescapeDoubleQuoted((inner as Lit).Value);
           value += v;
           tail += v;
+          skeleton += v;
         } else {
-          isStatic = false;
-          tail = "";
+          dynamicPart(inner);
         }
       }
     } else {
       // ParamExp, CmdSubst, ArithmExp, ProcSubst, ExtGlob, BraceExp: known only at run time.
-      isStatic = false;
-      tail = "";
+      dynamicPart(part);
       if (type === "ExtGlob" || type === "BraceExp") expands = true;
     }
   }
   const text = src.of(word);
-  if (isStatic) return { value, static: true, expands, text };
+  const extra = tilde ? { tilde } : {};
+  if (isStatic) return { value, static: true, expands, text, ...extra };
   const slash = tail.lastIndexOf("/");
   const basename = slash >= 0 && slash < tail.length - 1 ? tail.slice(slash + 1) : undefined;
-  return { value: text, static: false, expands, text, ...(basename ? { basename } : {}) };
+  return {
+    value: text,
+    static: false,
+    expands,
+    text,
+    skeleton,
+    params,
+    ...extra,
+    ...(basename ? { basename } : {}),
+  };
 }
 
 /** Backslash removal outside quotes; notes unescaped glob and brace characters. */

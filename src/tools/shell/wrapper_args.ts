@@ -17,6 +17,10 @@ export interface Peeled {
   readsStdin?: boolean;
   /** Text replaced at run time inside inner commands (`{}` of find and xargs -I). */
   placeholder?: string;
+  /** `NAME=value` words the wrapper puts in the inner commands' environment (`env A=1 cmd`). */
+  assigns?: ResolvedWord[];
+  /** The inner commands get more arguments at run time (xargs, parallel). */
+  appends?: boolean;
 }
 
 export interface OptionSpec {

@@ -48,10 +48,14 @@ function env(args: ResolvedWord[]): Peeled {
     long: ["--unset", "--chdir", "--split-string"],
   });
   let i = scan.next;
-  while (i < args.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[i].text)) i++;
+  // `NAME=value` operands, also quoted (`env "PS4=…" cmd`): env splits them at run time.
+  while (i < args.length && /^[^=]+=/.test(args[i].value) && !args[i].value.startsWith("-")) i++;
+  const assigns = args.slice(scan.next, i);
   const split = scan.seen.get("-S") ?? scan.seen.get("--split-string");
-  if (split !== undefined) return runsScripts([joinWords([split, ...args.slice(i)])]);
-  return runsCommands([args.slice(i)]);
+  if (split !== undefined) {
+    return { ...runsScripts([joinWords([split, ...args.slice(i)])]), assigns };
+  }
+  return { ...runsCommands([args.slice(i)]), assigns };
 }
 
 function xargs(args: ResolvedWord[]): Peeled {
@@ -63,7 +67,7 @@ function xargs(args: ResolvedWord[]): Peeled {
   });
   const replace = scan.seen.get("-I") ?? scan.seen.get("--replace");
   const placeholder = replace?.value ?? (has(scan, "-i", "--replace") ? "{}" : undefined);
-  return { ...runsCommands([args.slice(scan.next)]), placeholder };
+  return { ...runsCommands([args.slice(scan.next)]), placeholder, appends: true };
 }
 
 function find(args: ResolvedWord[]): Peeled {
@@ -101,7 +105,7 @@ function parallel(args: ResolvedWord[]): Peeled {
   const command = sep < 0 ? rest : rest.slice(0, sep);
   // Without a command, each argument after ::: is itself run as a command line.
   const scripts = command.length ? [joinWords(command)] : rest.slice(sep + 1);
-  return { ...runsScripts(scripts), placeholder: "{" };
+  return { ...runsScripts(scripts), placeholder: "{", appends: true };
 }
 
 function flock(args: ResolvedWord[]): Peeled {
@@ -156,6 +160,15 @@ function enable(args: ResolvedWord[]): Peeled {
   const scan = scanOptions(args, 1, { short: "f" });
   const lib = scan.seen.get("-f");
   return lib ? runsScripts([{ ...lib, static: false }]) : runsCommands([], true);
+}
+
+/** `mapfile -C CALLBACK` and `compgen -C COMMAND` run their option's value as code. */
+function callback(short: string) {
+  return (args: ResolvedWord[]): Peeled => {
+    const scan = scanOptions(args, 1, { short });
+    const code = scan.seen.get("-C");
+    return code ? runsScripts([code], true) : runsCommands([], true);
+  };
 }
 
 type Handler = (args: ResolvedWord[]) => Peeled;
@@ -230,6 +243,9 @@ const HANDLERS: Record<string, Handler> = {
   ),
   source: sourceFile,
   ".": sourceFile,
+  mapfile: callback("dnOsuCc"),
+  readarray: callback("dnOsuCc"),
+  compgen: callback("AGWFCXPSo"),
 };
 for (const s of SHELLS) HANDLERS[s] = shell;
 
