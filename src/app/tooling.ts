@@ -108,7 +108,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
   const runner = createToolRunner({
     tools: all,
     gate,
-    context: opts.context,
+    context: { ...opts.context, paths: gate.paths },
     summarize: (input) => summarizeInput(input, (s) => opts.redactor.redact(s)),
   });
   return {

@@ -24,6 +24,11 @@ interface Program {
   globalValues?: { short?: string; long?: string[] };
   /** Canonical name of a subcommand (aliases, abbreviations). */
   sub?: (word: string) => string;
+  /**
+   * Options may take values the table does not know (npm's `--registry URL`): the
+   * subcommand is the first positional that is one of these.
+   */
+  commands?: readonly string[];
   /** Options that mean the same: spelling → canonical spelling. */
   same?: Record<string, string>;
   /** Long options a unique prefix of which is accepted (GNU getopt, npm's nopt). */
@@ -67,7 +72,16 @@ function npmCommand(word: string): string {
 }
 
 const NPM: Program = {
+  globalValues: {
+    short: "wC",
+    long: (
+      "--workspace --prefix --registry --userconfig --globalconfig --cache --tag --otp " +
+      "--access --loglevel --scope --before --omit --include --location --cpu --os --libc " +
+      "--script-shell --install-strategy --auth-type"
+    ).split(" "),
+  },
   sub: npmCommand,
+  commands: NPM_COMMANDS,
   same: { "-g": "--global", "-f": "--force", "-D": "--save-dev", "-S": "--save" },
   longs: ["--global", "--location", "--force", "--prefix", "--registry", "--workspace"],
 };
@@ -152,6 +166,13 @@ export function shapeOf(argv: readonly string[]): CommandShape {
     }
     if (!afterDashes && a.startsWith("-") && a !== "-") addOption(a, program, options);
     else positionals.push(positionals.length === 0 && program.sub ? program.sub(a) : a);
+  }
+  if (program.commands && program.sub && !program.commands.includes(positionals[0] ?? "")) {
+    // `npm --registry URL publish`: the URL is an option's value, not the subcommand.
+    const at = positionals.findIndex((p) => program.commands!.includes(program.sub!(p)));
+    if (at > 0) {
+      positionals.splice(0, at + 1, program.sub(positionals[at]), ...positionals.slice(0, at));
+    }
   }
   return { name, positionals, options, ...(anySub ? { anySub } : {}) };
 }

@@ -86,6 +86,7 @@ export function createGate(opts: GateOptions): Gate {
 
   return {
     allows: (tool, mcp) => rules.offers(tool, mcp),
+    paths: { readable: (path) => rules.readable(path), denyGlobs: opts.profile.paths.deny },
     async check(req: GateRequest): Promise<Decision> {
       try {
         return await decide(req);

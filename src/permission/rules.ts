@@ -89,6 +89,13 @@ export class ProfileRules {
     return undefined;
   }
 
+  /** Whether a read of `path` (absolute, symlink-resolved) passes the deny and read rules. */
+  readable(path: string): boolean {
+    const abs = absolutePath(path, this.workspace);
+    if (this.#deny.matches(abs, this.workspace)) return false;
+    return isInside(abs, this.workspace) || this.#read.matches(abs, this.workspace);
+  }
+
   /** Hosts (`host:port`) against `fetch.hosts`; no list means any host. */
   checkHosts(access: Access): Decision {
     if (!this.#hosts) return ALLOW;

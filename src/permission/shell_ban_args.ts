@@ -184,9 +184,14 @@ function findDelete(input: BanInput): string | undefined {
     (/^-(exec|execdir|ok|okdir)$/.test(a) && /(^|\/)(rm|rmdir|shred)$/.test(argv[i + 1] ?? ""))
   );
   if (!deletes) return undefined;
-  const end = argv.findIndex((a, i) => i > 0 && (/^[-(!]/.test(a) || a === ")"));
-  const starts = { ...input, argv: argv.slice(0, end < 0 ? argv.length : end) };
-  return protectedWords(starts, 1, (a) => /^-[HLP]$/.test(a))?.replace(/^-r /, "-delete ");
+  // find [-H|-L|-P] [-D opts] [-Olevel] START… EXPRESSION
+  let i = 1;
+  while (i < argv.length && /^-([HLP]|O\d*|D)$/.test(argv[i])) i += argv[i] === "-D" ? 2 : 1;
+  let end = i;
+  while (end < argv.length && !/^[-(!)]/.test(argv[end])) end++;
+  const starts = { ...input, argv: ["find", ...argv.slice(i, end)] };
+  const dynamic = new Set([...input.dynamic].map((d) => d - i + 1));
+  return protectedWords({ ...starts, dynamic }, 1, () => false)?.replace(/^-r /, "-delete ");
 }
 
 const PM_SUBS = ["install", "add", "update", "remove", "uninstall", "link", "i", "rm", "un", "up"];

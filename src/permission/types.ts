@@ -97,4 +97,17 @@ export interface Gate {
   /** Names of the tools the active profile offers (others are not shown to the model). */
   allows(tool: string, mcp?: { server: string; tool: string }): boolean;
   check(req: GateRequest): Promise<Decision>;
+  /** What tools that read many files (ls, glob, grep) may show of each. */
+  readonly paths: PathView;
+}
+
+/**
+ * The read rules as a tool that lists or searches many files applies them to each:
+ * a file or folder that is not readable is neither shown nor searched nor entered.
+ */
+export interface PathView {
+  /** Whether a read of this absolute, symlink-resolved path would be allowed. */
+  readable(path: string): boolean;
+  /** The profile's `paths.deny` globs as written (for ripgrep's exclusions). */
+  readonly denyGlobs: readonly string[];
 }

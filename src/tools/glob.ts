@@ -51,7 +51,13 @@ export function createGlobTool(options: GlobToolOptions = {}): Tool {
         const { absolute, real } = await resolveForRun(args, args.path || ".", currentDir(ctx));
         await requireFolder(real, absolute);
         const pattern = normalisePattern(args.pattern, absolute, real);
-        const { found, capped } = await matchingFiles(real, pattern, maxMatches, ctx.signal);
+        const { found, capped } = await matchingFiles(
+          real,
+          pattern,
+          maxMatches,
+          ctx.signal,
+          ctx.paths?.readable,
+        );
         if (found.length === 0) return { content: "No files found" };
         const times = await mtimes(found.map((rel) => path.join(real, rel)), ctx.signal);
         const rows = found.map((rel) => ({
@@ -77,6 +83,7 @@ async function matchingFiles(
   pattern: string,
   max: number,
   signal: AbortSignal,
+  readable: (abs: string) => boolean = () => true,
 ): Promise<{ found: string[]; capped: boolean }> {
   const isMatch = picomatch(pattern, { dot: true });
   const hidden = /(^|\/)\.[^./*?[{]/.test(pattern);
@@ -84,7 +91,13 @@ async function matchingFiles(
   const base = picomatch.scan(pattern).base;
   const found: string[] = [];
   try {
-    const walk = walkFolders({ root: base ? path.join(root, base) : root, hidden, signal });
+    // Every file listed and folder entered passes the read rules.
+    const walk = walkFolders({
+      root: base ? path.join(root, base) : root,
+      hidden,
+      signal,
+      exclude: (e) => !readable(e.abs),
+    });
     for await (const batch of walk) {
       for (const entry of batch) {
         const rel = base ? `${base}/${entry.rel}` : entry.rel;

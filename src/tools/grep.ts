@@ -19,6 +19,7 @@ import {
   searchWithJs,
 } from "./search/search_js.ts";
 import { searchWithRg } from "./search/search_rg.ts";
+import { rgExclusions } from "./search/exclusions.ts";
 import { byNewest, mtimes } from "./fs/sliced.ts";
 import { requireFolder } from "./fs/walk.ts";
 import { DEFAULT_LIMITS } from "./truncate.ts";
@@ -88,6 +89,11 @@ export function createGrepTool(options: GrepToolOptions = {}): Tool {
           maxPerFile: MAX_PER_FILE,
           maxFileBytes,
           signal: AbortSignal.any([ctx.signal, timeout.signal]),
+          // Every file searched passes the read rules, not only the folder named.
+          readable: ctx.paths?.readable,
+          rgExclude: ctx.paths
+            ? rgExclusions(ctx.paths.denyGlobs, ctx.workspace, single ? path.dirname(real) : real)
+            : undefined,
         };
         let matches: SearchMatch[];
         try {

@@ -62,6 +62,8 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
         const depth = asked === undefined ? maxDepth : Math.min(asked, maxDepth ?? asked);
         const ignore = (args.ignore ?? []).filter((p) => p !== "");
         const excluded = ignore.length > 0 ? picomatch(ignore, { dot: true }) : null;
+        // Every entry listed passes the read rules: a denied name is not shown or entered.
+        const readable = ctx.paths?.readable ?? (() => true);
         const entries: WalkEntry[] = [];
         let truncated = false;
         let deeper = false;
@@ -72,7 +74,8 @@ export function createLsTool(options: LsToolOptions = {}): Tool {
             skipNames: LS_SKIP,
             maxDepth: depth,
             signal: ctx.signal,
-            exclude: excluded ? (e) => excluded(e.name) || excluded(e.rel) : undefined,
+            exclude: (e) =>
+              !readable(e.abs) || (excluded !== null && (excluded(e.name) || excluded(e.rel))),
           })
         ) {
           if (entries.length >= maxItems) {

@@ -5,7 +5,7 @@
  */
 import type { Usage } from "../domain/usage.ts";
 import type { ImagePart } from "../domain/message.ts";
-import type { Access } from "../permission/types.ts";
+import type { Access, PathView } from "../permission/types.ts";
 import type { Denial, FileChange, TodoItem } from "../domain/tool_records.ts";
 
 /**
@@ -30,6 +30,11 @@ export interface ToolContext {
   env: Record<string, string>;
   /** The model can take images in tool results. */
   attachments: boolean;
+  /**
+   * The read rules for tools that list or search many files (ls, glob, grep): each
+   * entry they show or read must be readable. Absent: everything is (tests).
+   */
+  paths?: PathView;
   /** Records file changes in the session's file history. */
   recordChange(change: FileChange): void;
   /** Notes that the state changed (so the session can persist it). */

@@ -18,6 +18,13 @@ export interface SearchRequest {
   maxPerFile: number;
   maxFileBytes: number;
   signal?: AbortSignal;
+  /**
+   * Whether a file or folder (absolute path) may be read at all: denied ones are
+   * neither searched nor entered, whatever .gitignore says. Absent: all may.
+   */
+  readable?: (abs: string) => boolean;
+  /** ripgrep `--glob` exclusions saying the same (rg reads nothing they exclude). */
+  rgExclude?: string[];
 }
 
 export interface SearchMatch {
@@ -40,7 +47,9 @@ export async function searchWithJs(req: SearchRequest): Promise<SearchMatch[]> {
   // before splitting into lines (a line match is always a match of the whole text with "m").
   const anyLine = new RegExp(regex.source, regex.flags + "m");
   const files: string[] = [];
-  for await (const batch of walkFolders({ root: req.root, signal: req.signal })) {
+  const readable = req.readable;
+  const exclude = readable ? (e: { abs: string }) => !readable(e.abs) : undefined;
+  for await (const batch of walkFolders({ root: req.root, signal: req.signal, exclude })) {
     for (const entry of batch) {
       if (entry.isFile && (!req.include || req.include(entry.rel))) files.push(entry.rel);
     }

@@ -5,7 +5,10 @@
  *   .git/info/exclude rules), also outside a git repository (--no-require-git);
  * - no user config (--no-config, and a cleared environment);
  * - the `include` filter is applied afterwards by the caller: rg's --glob would
- *   override .gitignore and hidden-file rules, which a filter must not do.
+ *   override .gitignore and hidden-file rules, which a filter must not do;
+ * - `paths.deny` becomes `--glob '!…'` exclusions (there overriding .gitignore is the
+ *   point: a `!.npmrc` line cannot bring a denied file back), and every match is
+ *   checked against the read rules again before it is returned.
  * Returns null when rg cannot be used (not installed, not allowed by Deno's
  * permissions, or the pattern is valid JS but not Rust regex syntax), so the
  * caller falls back to the built-in search.
@@ -38,6 +41,7 @@ export async function searchWithRg(req: SearchRequest, rg: string): Promise<Sear
     String(req.maxPerFile),
     "--max-filesize",
     String(req.maxFileBytes),
+    ...(req.rgExclude ?? []).flatMap((g) => ["--glob", g]),
     "-e",
     req.pattern,
     "--",
@@ -47,6 +51,8 @@ export async function searchWithRg(req: SearchRequest, rg: string): Promise<Sear
   try {
     output = await new Deno.Command(rg, {
       args,
+      // rg anchors `--glob '!/x'` at its working folder, not at the folder searched.
+      cwd: req.root,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
@@ -91,10 +97,20 @@ function parseJsonLines(stdout: Uint8Array, req: SearchRequest): SearchMatch[] {
     if (file === null || msg.data.line_number === undefined) continue;
     const rel = path.relative(req.root, file).split(path.sep).join("/");
     if (req.include && !req.include(rel)) continue;
+    if (req.readable && !readableAll(req.readable, req.root, rel)) continue;
     const lineText = (decodeRgText(msg.data.lines) ?? "").replace(/\n$/, "");
     out.push({ rel, line: msg.data.line_number, text: lineText });
   }
   return out;
+}
+
+/** The file and every folder between it and the root may be read. */
+function readableAll(readable: (abs: string) => boolean, root: string, rel: string): boolean {
+  const parts = rel.split("/");
+  for (let i = 1; i <= parts.length; i++) {
+    if (!readable(path.join(root, ...parts.slice(0, i)))) return false;
+  }
+  return true;
 }
 
 /** rg sends text as `text`, or as base64 `bytes` when it is not valid UTF-8. */

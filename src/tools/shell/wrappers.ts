@@ -171,6 +171,20 @@ function callback(short: string) {
   };
 }
 
+/**
+ * `npx [options] PKG[@version] ARGS…` runs the package's program (`npx npm@latest
+ * install` is npm); `-c`/`--call` runs a script. npx itself is reported too.
+ */
+function npx(args: ResolvedWord[]): Peeled {
+  const scan = scanOptions(args, 1, { short: "pc", long: ["--package", "--call"] });
+  const script = scan.seen.get("-c") ?? scan.seen.get("--call");
+  if (script) return runsScripts([script], true);
+  const pkg = args[scan.next];
+  if (!pkg) return runsCommands([], true);
+  const name = pkg.static ? pkg.value.replace(/^(@[^/]+\/)?([^@]+).*$/, "$2") : pkg.value;
+  return runsCommands([[{ ...pkg, value: name }, ...args.slice(scan.next + 1)]], true);
+}
+
 type Handler = (args: ResolvedWord[]) => Peeled;
 
 const SHELLS = words("bash sh zsh dash ksh mksh ash rbash yash posh fish tcsh csh");
@@ -243,6 +257,8 @@ const HANDLERS: Record<string, Handler> = {
   ),
   source: sourceFile,
   ".": sourceFile,
+  npx,
+  bunx: npx,
   mapfile: callback("dnOsuCc"),
   readarray: callback("dnOsuCc"),
   compgen: callback("AGWFCXPSo"),

@@ -1,0 +1,188 @@
+/**
+ * The argument-dependent bans against many spellings, through the real gate, under
+ * coder and under an allowlist that allows everything (the ban list holds whatever
+ * a profile says): recursive deletes of the root, a home folder or above the working
+ * folder, global installs through flags, clusters, abbreviations, aliases, toolchain
+ * selectors and the environment. Ordinary project commands stay allowed.
+ */
+import assert from "node:assert/strict";
+import { mismatches, shellGate } from "./_shell_gate.ts";
+
+/** [script, expected rule]: each must be refused. */
+export const BANNED: ReadonlyArray<readonly [string, string]> = [
+  // recursive deletes
+  ...[
+    "rm -rf /",
+    "rm -rf //",
+    "rm -rf /./",
+    "rm -rf /.",
+    "rm -rf /..",
+    "rm -rf ///",
+    "rm -rf /*",
+    "rm -rf /usr",
+    "rm -rf /home/",
+    "rm -rf /home/*",
+    "rm -rf /etc/../",
+    "rm -fr ~",
+    "rm -rf ~/",
+    "rm -rf ~/*",
+    "rm -rf ~/..",
+    "rm -rf ~root",
+    'rm -rf "$HOME"',
+    "rm -rf $HOME",
+    "rm -rf ${HOME}",
+    'rm -rf "${HOME}/"',
+    'rm -rf "$HOME"/*',
+    "rm -rf $PWD",
+    'rm -rf "$OLDPWD"',
+    'rm -rf "$X"',
+    "rm -rf $X/",
+    'rm -rf "$STEAMROOT/"*',
+    "rm -rf ${DIR:-}/",
+    "rm -rf $(pwd)",
+    "rm -rf `dirname $0`/",
+    "cd / && rm -rf .",
+    "cd / && rm -rf *",
+    "cd /; rm -rf ./",
+    "cd && rm -rf .",
+    "cd ~ && rm -rf *",
+    "cd $D && rm -rf .",
+    "cd - && rm -rf *",
+    "rm -rf ..",
+    "rm -rf ../..",
+    "rm -r -f /",
+    "rm -R /",
+    "rm --recursive /",
+    "rm --recursive --force ~",
+    "rm --rec /",
+    "rm -rf -- /",
+    "rm -rf --one-file-system /",
+    "rm -r --no-preserve-root /tmp/x",
+    "rm -rf --no-preserve /",
+    "sudo rm -rf /",
+    "timeout 5 rm -rf /",
+    "env rm -rf ~",
+    "bash -c 'rm -rf /'",
+    "echo / | xargs rm -rf",
+    "find / -delete",
+    "find ~ -name '*' -delete",
+    "find / -exec rm -rf {} +",
+    "find -L / -execdir rm -r {} \\;",
+  ].map((s) => [s, "ban:"] as const),
+  // global installs
+  ...[
+    "deno install -gA jsr:@x/y",
+    "deno install -Ag x.ts",
+    "deno install --global -A x.ts",
+    "deno i -g npm:x",
+    "deno uninstall -g x",
+    "python3 -mpip install --user x",
+    "python3 -m pip install --user x",
+    "python -Im pip install --user x",
+    "python3.12 -m pip install --break-system-packages x",
+    "py -m pip install --user x",
+    "pip install --user x",
+    "pip3 install --break-system x",
+    "pip install --pref /usr x",
+    "pip install --target /usr/lib/python3/dist-packages x",
+    "pip install -t /opt x",
+    "pip install x --root /",
+    "uv pip install --system x",
+    "cargo +nightly install ripgrep",
+    "cargo +stable --locked install x",
+    "cargo --color always install x",
+    "cargo -Z unstable-options install x",
+    "cargo uninstall x",
+    "gem i rails",
+    "gem ins rails",
+    "gem install rails",
+    "gem update --system",
+    "go install golang.org/x/tools/cmd/x@latest",
+    "go -C tools install ./...",
+    "npm i -g x",
+    "npm -g i x",
+    "npm install -gf x",
+    "npm i --glob x",
+    "npm i --global=true x",
+    "npm i --location global x",
+    "npm i --location=global x",
+    "npm i --loc=global x",
+    "npm isntall -g x",
+    "npm add -g x",
+    "npm rm -g x",
+    "npm update -g",
+    "npm link",
+    "npm --registry http://r i -g x",
+    "npm_config_global=true npm i x",
+    "NPM_CONFIG_GLOBAL=1 npm install x",
+    "npm_config_location=global npm i x",
+    "export npm_config_global=true; npm i x",
+    "pnpm add -g x",
+    "pnpm -g add x",
+    "bun add -g x",
+    "bun i --global x",
+    "yarn global add x",
+    "yarn --cwd . global add x",
+    "pipx install black",
+    "uv tool install ruff",
+    "corepack enable",
+    "rustup toolchain install nightly",
+    "rustup default nightly",
+    "rustup component add clippy",
+    "PIP_USER=1 pip install x",
+    "PIP_BREAK_SYSTEM_PACKAGES=1 pip install x",
+  ].map((s) => [s, "ban:global_install"] as const),
+  ...["kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1", "killall5"].map((s) =>
+    [s, "ban:system"] as const
+  ),
+];
+
+const ORDINARY: readonly string[] = [
+  "rm -rf node_modules dist",
+  "rm -rf ./build",
+  "rm -rf .",
+  "rm -rf *",
+  "rm -rf src/generated",
+  "cd src && rm -rf gen",
+  "rm -rf /tmp/mopac-build-123/out",
+  'rm -rf "$TMPDIR/mopac-x"',
+  'rm -rf "$dir/build"',
+  "find . -name '*.pyc' -delete",
+  "find . -type d -name __pycache__ -exec rm -rf {} +",
+  "npm install",
+  "npm i -D typescript",
+  "npm install --save-dev vitest",
+  "npm ci",
+  "deno install",
+  "deno install npm:chalk",
+  "pip install -r requirements.txt",
+  "pip install -e .",
+  "python3 -m pip install -r requirements.txt",
+  "python3 -m pytest -q",
+  "cargo build --release",
+  "cargo +nightly build",
+  "go build ./...",
+  "go test ./...",
+  "gem build x.gemspec",
+  "bundle install",
+  "yarn add -D vitest",
+  "pnpm install --frozen-lockfile",
+  "kill -9 12345",
+  "kill %1",
+];
+
+Deno.test("corpus: argument-dependent bans hold in every spelling, under coder", async () => {
+  await using gate = await shellGate();
+  assert.ok(BANNED.length >= 120, `${BANNED.length} cases`);
+  assert.deepEqual(await mismatches(gate, BANNED), []);
+  assert.deepEqual(await mismatches(gate, ORDINARY.map((s) => [s, "allow"] as const)), []);
+});
+
+Deno.test("corpus: no allow pattern lifts them", async () => {
+  await using gate = await shellGate({
+    bash: {
+      allow: ["*", "npm_config_global=* *", "PIP_USER=* *", "PIP_BREAK_SYSTEM_PACKAGES=* *"],
+    },
+  });
+  assert.deepEqual(await mismatches(gate, BANNED), []);
+});
