@@ -11,7 +11,7 @@ import {
   nestingDepth,
   type ToolRunResult,
 } from "./tool_runner.ts";
-import { GateError } from "../util/errors.ts";
+import { GateError, HookHaltError } from "../util/errors.ts";
 import { afterDenial } from "./limits.ts";
 import type { LoopGuard } from "./loop_guard.ts";
 import { addUsage } from "../domain/usage.ts";
@@ -84,6 +84,7 @@ async function record(
     output: result.content,
   });
   guard.record(call.name, call.input, result.content);
+  if (ran.halt !== undefined) throw new HookHaltError(ran.halt);
   if (afterDenial(input.onDeny) === "continue") return;
   if (result.denied) {
     throw new GateError(`permission denied: ${call.name} (${ran.denial?.rule ?? "gate"})`);

@@ -5,7 +5,7 @@
  * ends.
  */
 import type { ToolCallPart, ToolResultPart, ToolSpec } from "../domain/message.ts";
-import type { Gate } from "../permission/types.ts";
+import type { Decision, Gate } from "../permission/types.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { ToolInputError } from "../util/errors.ts";
 import { type TruncateLimits, truncateOutput } from "../tools/truncate.ts";
@@ -23,6 +23,8 @@ export interface ToolRunResult {
   cost_usd?: number;
   /** Denials inside the tool (sub-agents), reported with the run's own. */
   nested_denials?: Denial[];
+  /** A hook halted the run (its reason): the loop ends with the gate's exit code. */
+  halt?: string;
 }
 
 /** What the agent loop sees of the tools. */
@@ -104,13 +106,23 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
         return { result: fail(`${call.name} failed: ${describe(err)}`) };
       }
 
-      const decision = await opts.gate.check({
+      let decision = await opts.gate.check({
         tool: call.name,
         mcp: tool.mcp,
         input,
         access,
         session_id: opts.context.session_id,
       });
+      if (decision.allow && decision.updated_input !== undefined) {
+        // A hook's rewrite runs only when it is a valid input that passes the rules
+        // again; the original input never runs in its place.
+        const rewritten = await rewrite(tool, raw, decision.updated_input, ctx, opts.gate, call);
+        if (!rewritten.decision.allow) decision = rewritten.decision;
+        else {
+          input = rewritten.input;
+          decision = { allow: true, context: decision.context };
+        }
+      }
       if (!decision.allow) {
         const denial: Denial = {
           tool: call.name,
@@ -129,6 +141,7 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
             true,
           ),
           denial,
+          ...(decision.halt ? { halt: decision.reason } : {}),
         };
       }
       try {
@@ -138,13 +151,15 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
             type: "tool_result",
             tool_call_id: call.id,
             name: call.name,
-            content: truncateOutput(out.content, opts.limits),
+            content: truncateOutput(out.content, opts.limits) +
+              (decision.context ? `\n\n${decision.context}` : ""),
             is_error: out.is_error === true,
             ...(out.images?.length ? { images: out.images } : {}),
           },
           usage: out.usage,
           cost_usd: out.cost_usd,
           ...(out.denials?.length ? { nested_denials: out.denials } : {}),
+          ...(out.halt !== undefined ? { halt: out.halt } : {}),
         };
       } catch (err) {
         if (signal.aborted) return { result: cancelledResult(call) };
@@ -177,6 +192,45 @@ function noSuchTool(name: string, offered: Tool[]): string {
     .filter((n) => names.includes(n));
   const hint = near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : "";
   return `No tool named "${name}".${hint} Available: ${names.join(", ") || "none"}.`;
+}
+
+/** Applies a hook's patch to the model's arguments, then parses and gates the result again. */
+async function rewrite(
+  tool: Tool,
+  raw: unknown,
+  patch: Record<string, unknown>,
+  ctx: ToolContext,
+  gate: Gate,
+  call: ToolCallPart,
+): Promise<{ input: unknown; decision: Decision }> {
+  const base = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : {};
+  try {
+    const input = tool.parse({ ...base, ...patch });
+    const access = (await tool.access?.(input, ctx)) ?? {};
+    const decision = await gate.check({
+      tool: call.name,
+      mcp: tool.mcp,
+      input,
+      access,
+      session_id: ctx.session_id,
+      rewritten: true,
+    });
+    return {
+      input,
+      decision: decision.allow
+        ? decision
+        : { ...decision, reason: `the input a hook rewrote is refused: ${decision.reason}` },
+    };
+  } catch (err) {
+    return {
+      input: raw,
+      decision: {
+        allow: false,
+        rule: "hooks.PreToolUse",
+        reason: `the input a hook rewrote is not valid (${describe(err)}); the call was not run`,
+      },
+    };
+  }
 }
 
 function errorResult(call: ToolCallPart, content: string, denied = false): ToolResultPart {

@@ -13,7 +13,12 @@ import {
 } from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
-import { applyNarrowing, type Profile, resolveProfile } from "../permission/profiles.ts";
+import {
+  applyNarrowing,
+  type Profile,
+  resolveProfile,
+  withinParent,
+} from "../permission/profiles.ts";
 import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
@@ -138,7 +143,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     ? withKeyVar(resolveModel("small", ctx), loaded)
     : model;
   const subAgent = profile.tools.has("agent")
-    ? resolveSubAgent(loaded, ctx, smallModel)
+    ? resolveSubAgent(loaded, ctx, smallModel, profile)
     : undefined;
   const flagLimits = {
     max_turns: args.maxTurns,
@@ -219,14 +224,19 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   };
 }
 
-/** The task profile and its model: the one it names, or else the small model. */
+/**
+ * The task profile within the run's own (a child never does what its parent may
+ * not: `--tools`, `fetch.hosts`, `paths.deny` and the rest carry over), and its
+ * model: the one it names, or else the small model.
+ */
 function resolveSubAgent(
   loaded: LoadedConfig,
   ctx: ResolveContext,
   smallModel: ResolvedModel,
+  parent: Profile,
 ): { profile: Profile; operatorProfile: Profile; model: ResolvedModel } {
   const operatorProfile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
-  const profile = applyNarrowing(operatorProfile, loaded.project.narrowing);
+  const profile = withinParent(applyNarrowing(operatorProfile, loaded.project.narrowing), parent);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
   return { profile, operatorProfile, model };
 }

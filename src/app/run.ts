@@ -19,6 +19,7 @@ import { ProfileRules } from "../permission/rules.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { readEnv } from "../util/env.ts";
 import { interrupts } from "../util/interrupts.ts";
+import { HookHaltError } from "../util/errors.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
@@ -291,6 +292,7 @@ function subAgentRunner(shared: RunShared, parentId: string): AgentRunner | unde
       usage: outcome.usage,
       cost_usd: outcome.cost_usd,
       denials: outcome.denials,
+      ...(outcome.error instanceof HookHaltError ? { halt: outcome.error.reason } : {}),
     };
   };
   // What a child is offered: its profile's built-in tools (children start no MCP server

@@ -59,11 +59,22 @@ export function serversFor(config: Config, profile: Profile): Record<string, Mcp
   return out;
 }
 
+/**
+ * The `fetch.hosts` entries every profile of the chain lists (a sub-agent reaches a
+ * private address only when its parent may too).
+ */
+function addressHosts(profile: Profile): string[] {
+  const lists: Array<readonly string[]> = [];
+  for (let p: Profile | undefined = profile; p; p = p.within) lists.push(p.fetchHosts ?? []);
+  return lists[0].filter((h) => lists.every((l) => l.includes(h)));
+}
+
 export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
   const { config, profile } = opts;
   const builtins = builtinTools(config.tools ?? {}, {
     runAgent: opts.runAgent,
     launcher: opts.launcher,
+    fetchHosts: addressHosts(profile),
   });
   let mcp: McpManager | undefined;
   let mcpStatuses: McpServerStatus[] = [];

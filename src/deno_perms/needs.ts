@@ -29,7 +29,7 @@ export interface RunPlan {
   tools: string[];
   /** Env vars the config references. */
   envVars: string[];
-  /** The profile's `fetch.hosts`; absent: `fetch`, when offered, may reach any host. */
+  /** The profile's `fetch.hosts`; absent: `fetch`, when offered (user profiles), may reach any host. */
   fetchHosts?: readonly string[];
   /** `hooks.PreToolUse` is configured: hooks run under `bash -c` whether or not bash is offered. */
   hooks?: boolean;
@@ -62,8 +62,9 @@ export function permissionNeeds(plan: RunPlan): Need[] {
   }
   if (plan.tools.includes("fetch")) {
     const hosts = plan.fetchHosts;
-    // Deno has no wildcard hosts: a glob in fetch.hosts needs the whole network.
-    if (!hosts || hosts.some((h) => h.includes("*"))) {
+    // Exactly the listed hosts (Deno takes `*.example.com` as written); only a user
+    // profile with fetch and no host list, or a host `*`, needs the whole network.
+    if (!hosts || hosts.includes("*")) {
       needs.push({ kind: "net", why: FETCH_TOOL });
     } else {
       for (const host of hosts) {

@@ -63,6 +63,7 @@ export interface NarrowingInput {
 export interface PermissionConfigInput {
   agents?: Record<string, AgentInput | undefined>;
   permissions?: { allowed_tools?: string[] };
+  /** `disabled_tools` (crush's key): built-in tools no profile offers. */
   options?: { default_agent?: string; disabled_tools?: string[] };
   limits?: LimitsInput;
   hooks?: { PreToolUse?: HookInput[] };

@@ -12,7 +12,7 @@
  *  5. allow.
  * A check that throws is a denial: the gate fails closed. Headless runs never prompt.
  */
-import type { Decision, Gate, GateRequest } from "./types.ts";
+import type { Access, Decision, Gate, GateRequest } from "./types.ts";
 import type { Profile } from "./profiles.ts";
 import { ProfileRules } from "./rules.ts";
 import { type HookConfig, PreToolUseHooks, type RunHook } from "./hooks.ts";
@@ -35,7 +35,17 @@ export interface GateOptions {
 
 export function createGate(opts: GateOptions): Gate {
   const workspace = realWorkspace(opts.workspace);
-  const rules = new ProfileRules(opts.profile, workspace);
+  // A sub-agent's profile and every profile it lies within: a call must pass them all.
+  const chain: Profile[] = [];
+  for (let p: Profile | undefined = opts.profile; p; p = p.within) chain.push(p);
+  const all = chain.map((p) => new ProfileRules(p, workspace));
+  const rules = {
+    offers: (tool: string, mcp?: { server: string; tool: string }) =>
+      all.every((r) => r.offers(tool, mcp)),
+    checkPaths: (access: Access) => firstDenial(all.map((r) => () => r.checkPaths(access))),
+    checkHosts: (access: Access) => firstDenial(all.map((r) => () => r.checkHosts(access))),
+    readable: (path: string) => all.every((r) => r.readable(path)),
+  };
   const hooks = new PreToolUseHooks(opts.hooks ?? [], {
     cwd: workspace,
     runHook: opts.runHook,
@@ -68,7 +78,7 @@ export function createGate(opts: GateOptions): Gate {
     }
     // 3. Rules: the shell's (every profile has some: assignments, redirections), then paths.
     if (shell) {
-      const byRules = checkShell(shell, opts.profile.bash ?? {});
+      const byRules = firstDenial(chain.map((p) => () => checkShell(shell, p.bash ?? {})));
       if (!byRules.allow) return byRules;
     }
     const access = req.access ?? {};
@@ -76,7 +86,8 @@ export function createGate(opts: GateOptions): Gate {
     if (!paths.allow) return paths;
     const hosts = rules.checkHosts(access);
     if (!hosts.allow) return hosts;
-    // 4. Hooks.
+    // 4. Hooks (once: a rewritten input is checked against the rules above only).
+    if (req.rewritten) return { allow: true };
     return await hooks.check({
       tool: req.tool,
       input: req.input,
@@ -86,7 +97,10 @@ export function createGate(opts: GateOptions): Gate {
 
   return {
     allows: (tool, mcp) => rules.offers(tool, mcp),
-    paths: { readable: (path) => rules.readable(path), denyGlobs: opts.profile.paths.deny },
+    paths: {
+      readable: (path) => rules.readable(path),
+      denyGlobs: chain.flatMap((p) => p.paths.deny),
+    },
     async check(req: GateRequest): Promise<Decision> {
       try {
         return await decide(req);
@@ -99,6 +113,14 @@ export function createGate(opts: GateOptions): Gate {
       }
     },
   };
+}
+
+function firstDenial(checks: Array<() => Decision>): Decision {
+  for (const check of checks) {
+    const d = check();
+    if (!d.allow) return d;
+  }
+  return { allow: true };
 }
 
 function realWorkspace(path: string): string {

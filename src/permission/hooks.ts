@@ -1,31 +1,36 @@
 /**
  * crush-style `hooks.PreToolUse`: each hook whose matcher (a regular expression,
- * unanchored) matches the tool name runs with `bash -c`, the call's JSON on stdin.
- *  - exit 0 allows, unless stdout is JSON that says `"decision": "deny"` (crush) or
- *    `hookSpecificOutput.permissionDecision: "deny"` (Claude Code);
- *  - exit 2 denies, stderr is the reason (crush's exit 49, "halt", also denies);
+ * unanchored) matches the tool name runs with `bash -c`, the call's JSON on stdin
+ * and crush's variables in its environment (`CRUSH_TOOL_NAME`,
+ * `CRUSH_TOOL_INPUT_COMMAND`, …, see `hookEnv`), so hooks written for crush work
+ * unchanged. What a hook says (hook_output.ts):
+ *  - exit 0 with no JSON: no opinion; JSON may deny (`"decision": "deny"`, or Claude
+ *    Code's `permissionDecision`), halt (`"halt": true`), rewrite the input
+ *    (`updated_input`, a shallow patch) and add `context` for the model;
+ *  - exit 2 denies, stderr is the reason; exit 49 halts the run (exit code 3);
  *  - any other exit code is a broken hook: logged as a warning, the call goes on
  *    (crush does the same);
  *  - time-out (default 30 s) denies. crush lets the call go on here; an unattended run
  *    must not let a policy check that never answered count as consent.
  *  - a hook that cannot start at all (no bash, no --allow-run) denies, for the same reason.
+ * Hooks run in parallel; their verdicts compose in config order: a halt wins, then a
+ * denial; rewrites are applied one after the other (later keys win) and only when
+ * nothing denied.
  */
 import { ConfigError } from "../util/errors.ts";
 import type { Decision } from "./types.ts";
 import type { HookInput } from "./config_shape.ts";
 import { runBounded } from "../util/subprocess.ts";
+import { type HookOutcome, type HookVerdict, verdictOf } from "./hook_output.ts";
 
 export type HookConfig = HookInput;
 
-export type HookOutcome =
-  | { kind: "exit"; code: number; stdout: string; stderr: string }
-  | { kind: "timeout" }
-  | { kind: "error"; message: string };
+export type { HookOutcome };
 
 export interface HookRunOptions {
   cwd: string;
   timeoutMs: number;
-  /** Variables set for the hook (MOPAC_TOOL_NAME, …, and the configured ones). */
+  /** Variables set for the hook (CRUSH_TOOL_NAME, MOPAC_TOOL_NAME, …, and the configured ones). */
   env: Record<string, string>;
   /** Pass on only `env`, not mopac's own environment (which may hold provider keys). */
   clearEnv: boolean;
@@ -76,7 +81,7 @@ export class PreToolUseHooks {
     });
   }
 
-  /** Runs the matching hooks at once; the first denial in config order wins. */
+  /** Runs the matching hooks at once and composes their verdicts in config order. */
   async check(call: HookCall): Promise<Decision> {
     const seen = new Set<string>();
     const matching = this.#hooks
@@ -93,15 +98,9 @@ export class PreToolUseHooks {
       tool_name: call.tool,
       tool_input: call.input ?? {},
     });
-    const env = {
-      ...this.options.env,
-      MOPAC_EVENT: "PreToolUse",
-      MOPAC_TOOL_NAME: call.tool,
-      MOPAC_SESSION_ID: call.session_id ?? "",
-      MOPAC_CWD: this.options.cwd,
-    };
+    const env = { ...this.options.env, ...hookEnv(call, this.options.cwd) };
     const run = this.options.runHook ?? runHookCommand;
-    const decisions = await Promise.all(matching.map(async (hook) => {
+    const verdicts = await Promise.all(matching.map(async (hook) => {
       const timeoutS = hook.timeout && hook.timeout > 0 ? hook.timeout : DEFAULT_HOOK_TIMEOUT_S;
       const outcome = await run(hook, payload, {
         cwd: this.options.cwd,
@@ -109,51 +108,54 @@ export class PreToolUseHooks {
         env,
         clearEnv: this.options.env !== undefined,
       }).catch((err): HookOutcome => ({ kind: "error", message: String(err?.message ?? err) }));
-      return interpretOutcome(outcome, hook, timeoutS, this.options.log);
+      return verdictOf(outcome, hook, timeoutS, this.options.log);
     }));
-    return decisions.find((d) => !d.allow) ?? { allow: true };
+    return compose(verdicts);
   }
 }
 
-/** What one hook's outcome means for the call. */
-function interpretOutcome(
-  outcome: HookOutcome,
-  hook: HookConfig,
-  timeoutS: number,
-  log?: (s: string) => void,
-): Decision {
-  switch (outcome.kind) {
-    case "timeout":
-      return { allow: false, rule: RULE, reason: `hook timed out after ${timeoutS}s` };
-    case "error":
-      return { allow: false, rule: RULE, reason: `hook could not run: ${outcome.message}` };
-    case "exit":
-      if (outcome.code === 0) return stdoutDecision(outcome.stdout);
-      if (outcome.code === 2 || outcome.code === 49) {
-        return { allow: false, rule: RULE, reason: outcome.stderr.trim() || "blocked by hook" };
-      }
-      log?.(
-        `warning: hook "${hook.command}" exited with ${outcome.code}; ignoring it` +
-          (outcome.stderr.trim() ? `: ${outcome.stderr.trim()}` : ""),
-      );
-      return { allow: true };
+/**
+ * The variables a hook sees: crush's (`CRUSH_*`, `CRUSH`, `AGENT`, `AI_AGENT`, as
+ * crush's hook documentation lists them) and the same under `MOPAC_*`.
+ */
+export function hookEnv(call: HookCall, cwd: string): Record<string, string> {
+  const input = (call.input ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const fields: Record<string, string | undefined> = {
+    EVENT: "PreToolUse",
+    TOOL_NAME: call.tool,
+    SESSION_ID: call.session_id ?? "",
+    CWD: cwd,
+    PROJECT_DIR: cwd,
+    TOOL_INPUT_COMMAND: text(input.command),
+    TOOL_INPUT_FILE_PATH: text(input.file_path) ?? text(input.path),
+  };
+  const env: Record<string, string> = { CRUSH: "1", AGENT: "mopac", AI_AGENT: "mopac" };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    env[`CRUSH_${name}`] = value;
+    env[`MOPAC_${name}`] = value;
   }
+  return env;
 }
 
-function stdoutDecision(stdout: string): Decision {
-  const text = stdout.trim();
-  if (!text.startsWith("{")) return { allow: true };
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { allow: true };
+/** Config order: a halt wins, then a denial; otherwise the rewrites and notes of all. */
+function compose(verdicts: HookVerdict[]): Decision {
+  const reasons = (kind: HookVerdict["kind"]) =>
+    verdicts.filter((v) => v.kind === kind).map((v) => v.reason || "blocked by hook").join("\n");
+  if (verdicts.some((v) => v.kind === "halt")) {
+    return { allow: false, rule: RULE, reason: reasons("halt"), halt: true };
   }
-  const specific = parsed.hookSpecificOutput as Record<string, unknown> | undefined;
-  const decision = String(specific?.permissionDecision ?? parsed.decision ?? "").toLowerCase();
-  if (decision !== "deny" && decision !== "block") return { allow: true };
-  const reason = specific?.permissionDecisionReason ?? parsed.reason;
-  return { allow: false, rule: RULE, reason: String(reason ?? "") || "blocked by hook" };
+  if (verdicts.some((v) => v.kind === "deny")) {
+    return { allow: false, rule: RULE, reason: reasons("deny") };
+  }
+  const patches = verdicts.flatMap((v) => (v.updated_input ? [v.updated_input] : []));
+  const notes = verdicts.flatMap((v) => v.context ?? []);
+  return {
+    allow: true,
+    ...(patches.length > 0 ? { updated_input: Object.assign({}, ...patches) } : {}),
+    ...(notes.length > 0 ? { context: notes.join("\n") } : {}),
+  };
 }
 
 /**

@@ -3,7 +3,8 @@
  * allowlist. Listing a tool grants its default scope and nothing more:
  *  - file tools: reads and writes inside the workspace;
  *  - `bash`: any command the built-in ban list lets through;
- *  - `fetch`: any host.
+ *  - `fetch`: any host for a user profile; a built-in profile (`coder`, `task`)
+ *    offers fetch only when its `fetch.hosts` lists hosts (none by default).
  * A rule block narrows or redirects that scope to exactly what it lists:
  *  - `paths.write` present: writes only where it matches (the workspace default is
  *    dropped); absolute globs may name places outside the workspace;
@@ -15,7 +16,8 @@
  * MCP tools are offered only as `allowed_mcp` says (the built-in `coder` allows
  * every configured server). Narrowing (`--tools`, `permissions.allowed_tools`,
  * `options.disabled_tools`, an untrusted project's narrowing) intersects, removes or
- * adds deny rules, and can never widen.
+ * adds deny rules, and can never widen. A sub-agent's profile lies `within` its
+ * parent's: a call must pass both (see `withinParent`).
  */
 import { ConfigError, UsageError } from "../util/errors.ts";
 import type {
@@ -60,6 +62,13 @@ export interface Profile {
   model?: string;
   prompt?: string;
   prompt_file?: string;
+  /**
+   * The profile of the run that started this one (a sub-agent's parent): every rule
+   * of it holds here too, so a child can never do what its parent may not.
+   */
+  within?: Profile;
+  /** Tools `options.disabled_tools` took away (for messages). */
+  disabled?: readonly string[];
 }
 
 const BUILTIN_PROFILES: Record<BuiltinProfileName, AgentInput & { mcpAll?: boolean }> = {
@@ -94,12 +103,14 @@ export function resolveProfile(
   let profile = buildProfile(chosen, refine(builtin, user), builtin !== undefined && !user, {
     mcpAll: builtin?.mcpAll === true && user?.allowed_mcp === undefined,
   });
+  // A built-in profile fetches only from hosts the operator lists (none by default).
+  if ((builtin && !profile.fetchHosts?.length) || profile.fetchHosts?.length === 0) {
+    profile = withoutTools(profile, ["fetch"]);
+  }
+  const disabled = cfg.options?.disabled_tools ?? [];
+  if (disabled.length > 0) profile = { ...withoutTools(profile, disabled), disabled };
   const global = cfg.permissions?.allowed_tools;
   if (global) profile = narrowProfile(profile, crushToolNames(global), "config");
-  const disabled = new Set(cfg.options?.disabled_tools ?? []);
-  if (disabled.size > 0) {
-    profile = { ...profile, tools: new Set([...profile.tools].filter((t) => !disabled.has(t))) };
-  }
   if (options.tools !== undefined) {
     profile = narrowProfile(profile, splitList(options.tools), "flag");
   }
@@ -168,6 +179,25 @@ function buildProfile(
   };
 }
 
+function withoutTools(profile: Profile, names: readonly string[]): Profile {
+  return { ...profile, tools: new Set([...profile.tools].filter((t) => !names.includes(t))) };
+}
+
+/**
+ * A sub-agent's profile inside its parent's: only tools both offer, MCP tools both
+ * allow, and every rule of both (bash, paths, hosts) holds, checked by the gate on
+ * each call (`within`). Limits are the caller's business (what is left of the run's).
+ */
+export function withinParent(child: Profile, parent: Profile): Profile {
+  return {
+    ...child,
+    name: `${child.name} (within ${parent.name})`,
+    tools: new Set([...child.tools].filter((t) => parent.tools.has(t))),
+    mcpNameFilters: [...child.mcpNameFilters, ...parent.mcpNameFilters],
+    within: parent,
+  };
+}
+
 function refine(base: AgentInput | undefined, over: AgentInput | undefined): AgentInput {
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over ?? {})) if (value !== undefined) out[key] = value;
@@ -213,9 +243,17 @@ export function narrowProfile(
   // drop quietly: the run would otherwise go ahead without a tool the caller expected.
   const outside = builtins.filter((t) => BUILTIN_TOOLS.includes(t) && !profile.tools.has(t));
   if (source === "flag" && outside.length > 0) {
+    const why = outside.map((t) =>
+      profile.disabled?.includes(t)
+        ? ` ("${t}" is in options.disabled_tools)`
+        : t === "fetch" && BUILTIN_PROFILE_NAMES.includes(profile.name) &&
+            !profile.fetchHosts?.length
+        ? ` (fetch is offered only for the hosts listed in agents.${profile.name}.fetch.hosts)`
+        : ""
+    ).join("");
     throw new UsageError(
       `--tools: ${outside.map((t) => `"${t}"`).join(", ")} not allowed by profile ` +
-        `"${profile.name}" (--tools can only narrow; the profile offers ` +
+        `"${profile.name}"${why} (--tools can only narrow; the profile offers ` +
         `${[...profile.tools].sort().join(", ") || "no built-in tools"})`,
     );
   }

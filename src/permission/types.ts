@@ -87,11 +87,28 @@ export interface GateRequest {
   access: Access;
   /** The session making the call, passed on to PreToolUse hooks. */
   session_id?: string;
+  /** The input is a hook's rewrite: the rules are checked again, the hooks are not run again. */
+  rewritten?: boolean;
 }
 
 export type Decision =
-  | { allow: true }
-  | { allow: false; rule: string; reason: string };
+  | {
+    allow: true;
+    /**
+     * A hook rewrote the input (a shallow patch): the call runs with the patched
+     * input, after it passed the gate's rules again, or not at all.
+     */
+    updated_input?: Record<string, unknown>;
+    /** Notes from hooks, appended to what the model sees of the result. */
+    context?: string;
+  }
+  | {
+    allow: false;
+    rule: string;
+    reason: string;
+    /** A hook halted the run: it ends with the gate's exit code, whatever --on-deny says. */
+    halt?: boolean;
+  };
 
 export interface Gate {
   /** Names of the tools the active profile offers (others are not shown to the model). */

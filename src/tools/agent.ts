@@ -17,6 +17,8 @@ export interface AgentResult {
   cost_usd: number;
   /** Calls the gate refused inside the sub-agent; they count as the parent's denials. */
   denials: Denial[];
+  /** A hook halted the sub-agent: the parent run ends too. */
+  halt?: string;
 }
 
 /** Runs one sub-agent on `prompt`; `tools` names the tools a sub-agent is offered. */
@@ -63,6 +65,7 @@ export function createAgentTool(run: AgentRunner): Tool {
         usage: result.usage,
         cost_usd: result.cost_usd,
         denials: result.denials,
+        ...(result.halt !== undefined ? { halt: result.halt } : {}),
       };
     },
   });

@@ -1,8 +1,11 @@
 /**
  * `fetch`: GET an http(s) URL and return it as Markdown, text or HTML. Bounded in
- * size and time. Redirects are followed only within the host the gate approved:
- * a redirect elsewhere comes back to the model as a message, so the next request
- * goes through the gate with its own host.
+ * size and time. Every request, redirects included, goes to an address checked
+ * after DNS (net/http_get.ts): loopback, private, link-local and metadata addresses
+ * are refused unless the profile's `fetch.hosts` lists them by address. Redirects
+ * are followed only within the host the gate approved: a redirect elsewhere comes
+ * back to the model as a message, so the next request goes through the gate with its
+ * own host.
  */
 import { z } from "zod";
 import type { Tool } from "./types.ts";
@@ -13,6 +16,8 @@ import { asToolError, ToolFailure } from "./failure.ts";
 import { looksBinary } from "./fs/text.ts";
 import { hostOf } from "../deno_perms/needs.ts";
 import { readAtMost } from "../util/bytes.ts";
+import { AddressRefused, httpGet } from "./net/http_get.ts";
+import { canonicalAddress } from "./net/addresses.ts";
 
 export interface FetchToolOptions {
   /** Most bytes read from a response (default 5 MB). */
@@ -25,6 +30,24 @@ export interface FetchToolOptions {
   user_agent?: string;
   /** Characters of one page of the result (default: what fits in the tool output limit). */
   page_chars?: number;
+  /**
+   * The profile's `fetch.hosts`: the entries written as an address (`127.0.0.1:8080`,
+   * `[::1]`) are the private addresses that may be reached anyway.
+   */
+  hosts?: readonly string[];
+  /** Extra CA certificates for https (tests). */
+  ca_certs?: string[];
+}
+
+/** The address entries of `fetch.hosts`, canonical, with their port when given. */
+export function listedAddresses(hosts: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (const entry of hosts) {
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry) ?? /^([\d.]+)(?::(\d+))?$/.exec(entry);
+    const ip = m ? canonicalAddress(m[1]) : undefined;
+    if (ip) out.push(m![2] ? `${ip}:${m![2]}` : ip);
+  }
+  return out;
 }
 
 const MAX_REDIRECTS = 5;
@@ -73,6 +96,7 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
   const maxTimeout = Math.max(options.max_timeout ?? 120, defaultTimeout);
   const userAgent = options.user_agent ?? "mopac (headless coding agent; fetch tool)";
   const pageChars = options.page_chars ?? DEFAULT_LIMITS.maxChars - 500;
+  const net = { listedAddresses: listedAddresses(options.hosts), caCerts: options.ca_certs };
   // The last few documents read, so that paging through one neither downloads it
   // again nor sees it shift between pages.
   const recent: Array<{ key: string; doc: Doc }> = [];
@@ -82,7 +106,7 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
     const timer = setTimeout(() => timeout.abort(), seconds * 1000);
     const signal = AbortSignal.any([outer, timeout.signal]);
     try {
-      const res = await getWithinHost(new URL(url), userAgent, signal);
+      const res = await getWithinHost(new URL(url), userAgent, signal, net);
       const { bytes, cut } = res.body
         ? await readAtMost(res.body, maxBytes)
         : { bytes: new Uint8Array(), cut: false };
@@ -92,7 +116,14 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
       if (timeout.signal.aborted && !outer.aborted) {
         throw new ToolFailure(`Fetching ${url} took longer than ${seconds} s and was stopped.`);
       }
-      if (err instanceof TypeError) throw new ToolFailure(`Could not fetch ${url}: ${err.message}`);
+      if (err instanceof AddressRefused) {
+        throw new ToolFailure(
+          `Refused to fetch ${url}: ${err.message}. Such addresses are reached only when the ` +
+            "profile's fetch.hosts lists them by address.",
+        );
+      }
+      if (err instanceof Deno.errors.NotCapable || err instanceof ToolFailure) throw err;
+      if (err instanceof Error) throw new ToolFailure(`Could not fetch ${url}: ${err.message}`);
       throw err;
     } finally {
       clearTimeout(timer);
@@ -138,15 +169,18 @@ async function getWithinHost(
   start: URL,
   userAgent: string,
   signal: AbortSignal,
+  net: { listedAddresses: string[]; caCerts?: string[] },
 ): Promise<Response> {
   let url = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const res = await fetch(url, {
-      redirect: "manual",
+    // Each hop connects anew and checks the address it reached.
+    const res = await httpGet(url, {
       signal,
+      ...net,
       headers: {
         "User-Agent": userAgent,
         "Accept": "text/html,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5",
+        "Accept-Encoding": "gzip, deflate",
       },
     });
     const location = res.headers.get("location");

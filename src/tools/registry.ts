@@ -43,6 +43,8 @@ interface Deps {
   ripgrep?: string | false;
   /** Where bash runs: the run's OS jail (its owner disposes it: sub-agents share it). */
   launcher?: ShellLauncher;
+  /** The profile's `fetch.hosts` (its address entries may be private addresses). */
+  fetchHosts?: readonly string[];
 }
 
 const seconds = (s?: number) => (s === undefined ? undefined : s * 1000);
@@ -66,7 +68,8 @@ const FACTORIES: Record<BuiltinToolName, (deps: Deps) => Tool | undefined> = {
   glob: () => createGlobTool(),
   grep: ({ settings, ripgrep }) =>
     createGrepTool({ timeout_ms: seconds(settings.grep?.timeout), ripgrep }),
-  fetch: ({ settings }) => createFetchTool({ default_timeout: settings.fetch?.timeout }),
+  fetch: ({ settings, fetchHosts }) =>
+    createFetchTool({ default_timeout: settings.fetch?.timeout, hosts: fetchHosts }),
   todos: () => createTodosTool(),
   // Only a run that can start sub-agents has the tool at all.
   agent: ({ runAgent }) => runAgent && createAgentTool(runAgent),
@@ -74,7 +77,12 @@ const FACTORIES: Record<BuiltinToolName, (deps: Deps) => Tool | undefined> = {
 
 export function builtinTools(
   settings: ToolSettings = {},
-  opts: { runAgent?: AgentRunner; ripgrep?: string | false; launcher?: ShellLauncher } = {},
+  opts: {
+    runAgent?: AgentRunner;
+    ripgrep?: string | false;
+    launcher?: ShellLauncher;
+    fetchHosts?: readonly string[];
+  } = {},
 ): BuiltinTools {
   const jobs = new JobManager();
   const deps: Deps = { settings, jobs, ...opts };

@@ -52,6 +52,8 @@ export interface ToolOutput {
   cost_usd?: number;
   /** Refusals that happened inside the tool (a sub-agent's own calls). */
   denials?: Denial[];
+  /** A hook halted the run inside the tool (a sub-agent): the run ends too. */
+  halt?: string;
 }
 
 /**

@@ -49,6 +49,13 @@ export class SessionBusyError extends MopacError {}
 /** The permission gate ended the run (`--on-deny stop|fail`). */
 export class GateError extends MopacError {}
 
+/** A PreToolUse hook halted the run (crush's `halt`, exit 49): a gate error, whatever --on-deny says. */
+export class HookHaltError extends GateError {
+  constructor(readonly reason: string) {
+    super(`a hook halted the run: ${reason}`);
+  }
+}
+
 export type BudgetKind = "turns" | "tokens" | "cost" | "time";
 
 /** A limit of the run was reached before the agent finished. */

@@ -52,7 +52,7 @@ Deno.test("permissionNeeds: read-only tools need no write to the workspace nor b
   assert.deepEqual(sandboxFlags(needs), ["--allow-read=/d,/w", "--allow-write=/d"]);
 });
 
-Deno.test("permissionNeeds: fetch needs its hosts, or the whole network for globs", () => {
+Deno.test("permissionNeeds: fetch needs exactly its hosts (globs as Deno takes them)", () => {
   const base = { dataDir: "/d", configFiles: [], workspace: "/w", mcp: [], envVars: [] };
   const listed = permissionNeeds({
     ...base,
@@ -63,7 +63,11 @@ Deno.test("permissionNeeds: fetch needs its hosts, or the whole network for glob
     "--allow-net=api.example.com:8443,docs.example.com",
   ]);
   const globbed = permissionNeeds({ ...base, tools: ["fetch"], fetchHosts: ["*.example.com"] });
-  assert.ok(sandboxFlags(globbed).includes("--allow-net"));
+  assert.deepEqual(sandboxFlags(globbed), [
+    "--allow-read=/d,/w",
+    "--allow-write=/d",
+    "--allow-net=*.example.com",
+  ]);
   const any = permissionNeeds({ ...base, tools: ["fetch"], providerUrl: "https://p.test" });
   assert.ok(sandboxFlags(any).includes("--allow-net"));
 });

@@ -120,27 +120,36 @@ Deno.test("e2e sandbox: the printed flags are the narrowest set and the run work
   assert.equal(ws.fake.turnRequests().length, 3);
 });
 
-Deno.test("e2e sandbox: the default coder profile needs the whole network only for fetch", async () => {
-  await using ws = await workspace({ turns: [scriptText("ok")] });
-  const r = await ws.run(["sandbox"]);
-  assert.equal(r.code, 0, r.stderr);
-  const flags = parseFlags(r.stdout);
-  assert.deepEqual(flags.get("--allow-net"), []);
-  assert.deepEqual(flags.get("--allow-run"), SHELL);
-  assert.deepEqual(
-    flags.get("--allow-env"),
-    ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
-  );
-  // Without fetch the provider's host:port is all the network it needs.
-  const noFetch = await ws.run(["sandbox", "--tools", "view,bash"]);
-  assert.equal(noFetch.code, 0, noFetch.stderr);
-  assert.deepEqual(parseFlags(noFetch.stdout).get("--allow-net"), [`127.0.0.1:${ws.fake.port}`]);
-  const run = await ws.run(["run", "--tools", "view,bash", "hi"], {
-    perms: {},
-    flags: noFetch.stdout.trim().split(/\s+/),
+Deno.test("e2e sandbox: the default coder profile needs the provider's host only; fetch hosts are named", async () => {
+  {
+    await using ws = await workspace({ turns: [scriptText("ok")] });
+    const r = await ws.run(["sandbox"]);
+    assert.equal(r.code, 0, r.stderr);
+    const flags = parseFlags(r.stdout);
+    // fetch is not offered without fetch.hosts: the provider's host:port is all the network.
+    assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${ws.fake.port}`]);
+    assert.deepEqual(flags.get("--allow-run"), SHELL);
+    assert.deepEqual(
+      flags.get("--allow-env"),
+      ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
+    );
+    const run = await ws.run(["run", "hi"], { perms: {}, flags: r.stdout.trim().split(/\s+/) });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "ok\n");
+    const offered = ws.fake.turnRequests()[0].tools?.map((t) => t.function.name) ?? [];
+    assert.ok(!offered.includes("fetch"), `fetch offered: ${offered}`);
+  }
+  // With hosts listed, exactly those hosts (a subdomain glob as Deno takes it).
+  await using hosted = await workspace({ turns: [] }, {
+    agents: { coder: { fetch: { hosts: ["docs.example.com", "*.pkg.example.org:443"] } } },
   });
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "ok\n");
+  const r = await hosted.run(["sandbox"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(parseFlags(r.stdout).get("--allow-net"), [
+    "*.pkg.example.org:443",
+    `127.0.0.1:${hosted.fake.port}`,
+    "docs.example.com",
+  ]);
 });
 
 Deno.test("e2e sandbox: each missing permission is exit 2 naming the exact flag", async () => {

@@ -123,13 +123,13 @@ Deno.test("e2e: two parallel sub-agents: child sessions, totals rolled up, a chi
     assert.match(String(results[0].output), /A-RESULT/);
     assert.match(String(results[1].output), /B-RESULT/);
 
-    // Children run with the small model and the task profile: no write, bash, edit or agent.
+    // Children run with the small model and the task profile: no write, bash, edit or agent,
+    // and no fetch (task lists no fetch.hosts).
     const childReqs = ws.fake.turnRequests().filter((q) => childOf(q));
     assert.equal(childReqs.length, 4);
     for (const q of childReqs) {
       assert.match(contentText(q.messages[0].content), /^You are a mopac sub-agent/);
       assert.deepEqual(q.tools?.map((t) => t.function.name), [
-        "fetch",
         "glob",
         "grep",
         "ls",

@@ -38,6 +38,7 @@ Deno.test("exit codes and stdout decisions", async () => {
       allow: false,
       rule: "hooks.PreToolUse",
       reason: "halted",
+      halt: true,
     });
     assert.deepEqual(await check(`echo '{"decision":"deny","reason":"crush says no"}'`), {
       allow: false,
@@ -192,5 +193,86 @@ Deno.test("hooks: a command that cannot start denies; bad matcher is a config er
         hooks: [{ matcher: "(", command: "x" }],
       }),
     /hooks\.PreToolUse\[0\]\.matcher/,
+  );
+});
+
+/** crush's own "block rm -rf" hook from its hooks documentation, as a script file. */
+const CRUSH_NO_RM_RF = `#!/usr/bin/env bash
+if echo "$CRUSH_TOOL_INPUT_COMMAND" | grep -qE 'rm\\s+-(rf|fr)\\s+/'; then
+  echo "Refusing to run rm -rf against root" >&2
+  exit 2
+fi
+exit 0
+`;
+
+Deno.test("crush's documented hooks work unchanged: CRUSH_* variables are set", async () => {
+  const dir = await tempDir();
+  try {
+    await Deno.writeTextFile(join(dir, "no-rm-rf.sh"), CRUSH_NO_RM_RF, { mode: 0o755 });
+    const hooks = new PreToolUseHooks([{ matcher: "^bash$", command: "./no-rm-rf.sh" }], {
+      cwd: dir,
+      env: { PATH: "/usr/bin:/bin" },
+    });
+    denied(
+      await hooks.check({ tool: "bash", input: { command: "rm -rf /" } }),
+      "hooks.PreToolUse",
+      /^Refusing to run rm -rf against root$/,
+    );
+    assert.deepEqual(await hooks.check({ tool: "bash", input: { command: "ls" } }), {
+      allow: true,
+    });
+    // Every variable crush's documentation lists, and the same as MOPAC_*.
+    const vars = new PreToolUseHooks([{
+      command: `[ "$CRUSH" = 1 ] && [ -n "$AGENT" ] && [ -n "$AI_AGENT" ] && ` +
+        `[ "$CRUSH_EVENT" = PreToolUse ] && [ "$CRUSH_TOOL_NAME" = edit ] && ` +
+        `[ "$CRUSH_SESSION_ID" = s1 ] && [ "$CRUSH_CWD" = '${dir}' ] && ` +
+        `[ "$CRUSH_PROJECT_DIR" = '${dir}' ] && [ "$CRUSH_TOOL_INPUT_FILE_PATH" = a.go ] && ` +
+        `[ "$MOPAC_TOOL_INPUT_FILE_PATH" = a.go ] && [ -z "$CRUSH_TOOL_INPUT_COMMAND" ] || exit 2`,
+    }], { cwd: dir, env: { PATH: "/usr/bin:/bin" } });
+    assert.deepEqual(
+      await vars.check({ tool: "edit", input: { file_path: "a.go" }, session_id: "s1" }),
+      { allow: true },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("halt (exit 49 or JSON), deny, rewrite and context compose in config order", async () => {
+  const run = (...commands: string[]) =>
+    new PreToolUseHooks(commands.map((command) => ({ command })), { cwd: "/" })
+      .check({ tool: "bash", input: { command: "npm test", timeout: 60000 } });
+  assert.deepEqual(await run(`echo '{"halt": true, "reason": "stop now"}'`), {
+    allow: false,
+    rule: "hooks.PreToolUse",
+    reason: "stop now",
+    halt: true,
+  });
+  assert.deepEqual(await run(`echo '{"continue": false, "stopReason": "claude stop"}'`), {
+    allow: false,
+    rule: "hooks.PreToolUse",
+    reason: "claude stop",
+    halt: true,
+  });
+  // A halt wins over a denial; a denial drops every rewrite.
+  const both = await run("echo no >&2; exit 2", "echo stop >&2; exit 49");
+  assert.equal(both.allow, false);
+  if (!both.allow) assert.equal(both.halt, true);
+  assert.deepEqual(
+    await run(`echo '{"updated_input": {"command": "bun test"}}'`, "echo no >&2; exit 2"),
+    { allow: false, rule: "hooks.PreToolUse", reason: "no" },
+  );
+  // Patches merge in config order (later keys win); notes are joined.
+  assert.deepEqual(
+    await run(
+      `echo '{"updated_input": {"command": "bun test"}, "context": "first"}'`,
+      `echo '{"updated_input": {"command": "deno test"}, "context": ["second", ""]}'`,
+      `echo '{"hookSpecificOutput": {"updatedInput": {"timeout": 5}}}'`,
+    ),
+    {
+      allow: true,
+      updated_input: { command: "deno test", timeout: 5 },
+      context: "first\nsecond",
+    },
   );
 });

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { narrowProfile, type Profile, resolveProfile } from "../../src/permission/profiles.ts";
+import {
+  narrowProfile,
+  type Profile,
+  resolveProfile,
+  withinParent,
+} from "../../src/permission/profiles.ts";
 import { BUILTIN_TOOL_NAMES } from "../../src/domain/tool_records.ts";
 import { ConfigError, UsageError } from "../../src/util/errors.ts";
 import { createGate } from "../../src/permission/gate.ts";
@@ -9,18 +14,92 @@ const sorted = (p: Profile) => [...p.tools].sort();
 Deno.test("built-in profiles are exact allowlists", () => {
   const coder = resolveProfile(undefined, {});
   assert.equal(coder.name, "coder");
-  assert.deepEqual(sorted(coder), [...BUILTIN_TOOL_NAMES].sort());
+  // fetch only for the hosts the operator lists: none by default, so not offered.
+  assert.deepEqual(sorted(coder), BUILTIN_TOOL_NAMES.filter((t) => t !== "fetch").sort());
   assert.equal(coder.mcp, "all");
   assert.equal(coder.paths.write, undefined); // writes: the workspace
-  assert.equal(coder.fetchHosts, undefined); // any host
+  assert.equal(coder.fetchHosts, undefined);
 
   const readonly = resolveProfile("readonly", {});
   assert.deepEqual(sorted(readonly), ["glob", "grep", "ls", "todos", "view"]);
   assert.deepEqual(readonly.mcp, {});
 
   const task = resolveProfile("task", {});
-  assert.deepEqual(sorted(task), ["fetch", "glob", "grep", "ls", "todos", "view"]);
+  assert.deepEqual(sorted(task), ["glob", "grep", "ls", "todos", "view"]);
   assert.deepEqual(task.mcp, {});
+});
+
+Deno.test("built-in profiles offer fetch only for the hosts the operator lists", () => {
+  const hosts = { fetch: { hosts: ["docs.example.com"] } };
+  const coder = resolveProfile(undefined, { agents: { coder: hosts } });
+  assert.ok(coder.tools.has("fetch"));
+  assert.deepEqual(coder.fetchHosts, ["docs.example.com"]);
+  assert.ok(resolveProfile("task", { agents: { task: hosts } }).tools.has("fetch"));
+  assert.ok(
+    !resolveProfile(undefined, { agents: { coder: { fetch: { hosts: [] } } } }).tools.has("fetch"),
+  );
+  // A user profile that lists fetch gets it (any host unless fetch.hosts says); an empty list, not.
+  assert.ok(
+    resolveProfile("u", { agents: { u: { allowed_tools: ["fetch"] } } }).tools.has("fetch"),
+  );
+  const none = { agents: { u: { allowed_tools: ["fetch"], fetch: { hosts: [] } } } };
+  assert.ok(!resolveProfile("u", none).tools.has("fetch"));
+  assert.throws(
+    () => resolveProfile(undefined, {}, { tools: "view,fetch" }),
+    (err: unknown) => err instanceof UsageError && /agents\.coder\.fetch\.hosts/.test(err.message),
+  );
+});
+
+Deno.test("options.disabled_tools takes tools away from every profile", () => {
+  const cfg = {
+    options: { disabled_tools: ["bash", "sourcegraph"] },
+    agents: { u: { allowed_tools: ["bash", "view"] }, task: { fetch: { hosts: ["h"] } } },
+  };
+  for (const name of ["coder", "u", "readonly", "task"]) {
+    assert.ok(!resolveProfile(name, cfg).tools.has("bash"), name);
+  }
+  assert.deepEqual(sorted(resolveProfile("u", cfg)), ["view"]);
+  assert.ok(resolveProfile("coder", cfg).tools.has("view"), "only the listed tools go");
+  assert.throws(
+    () => resolveProfile("coder", cfg, { tools: "bash" }),
+    (err: unknown) => err instanceof UsageError && /options\.disabled_tools/.test(err.message),
+  );
+});
+
+Deno.test("a sub-agent's profile lies within its parent's: tools, hosts, paths and bash intersect", async () => {
+  const parentCfg = {
+    agents: {
+      coder: {
+        fetch: { hosts: ["docs.example.com"] },
+        paths: { deny: ["secrets/**"] },
+        bash: { deny: ["git push"] },
+      },
+      task: {
+        allowed_tools: ["view", "ls", "fetch", "bash"],
+        fetch: { hosts: ["docs.example.com", "evil.example.com"] },
+      },
+    },
+  };
+  const parent = resolveProfile(undefined, parentCfg, { tools: "view,bash,fetch,agent" });
+  const child = withinParent(resolveProfile("task", parentCfg), parent);
+  assert.deepEqual(sorted(child), ["bash", "fetch", "view"]); // ls: --tools took it from the parent
+  const ws = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const gate = createGate({ profile: child, workspace: ws });
+    assert.equal(gate.allows("ls"), false);
+    const host = (h: string) => gate.check({ tool: "fetch", input: {}, access: { hosts: [h] } });
+    assert.deepEqual(await host("docs.example.com:443"), { allow: true });
+    assert.equal((await host("evil.example.com:443")).allow, false, "the parent's hosts hold");
+    const read = await gate.check({
+      tool: "view",
+      input: {},
+      access: { reads: [`${ws}/secrets/key.txt`] },
+    });
+    assert.equal(read.allow, false, "the parent's paths.deny holds");
+    assert.equal(gate.paths.readable(`${ws}/secrets/key.txt`), false);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
 });
 
 Deno.test("options.default_agent picks the profile when -a is absent", () => {
@@ -66,7 +145,7 @@ Deno.test("a user profile allows exactly what it lists", () => {
 
 Deno.test("a config entry named like a built-in refines it, keeping unlisted fields", () => {
   const coder = resolveProfile("coder", { agents: { coder: { model: "large", max_cost: 2 } } });
-  assert.deepEqual(sorted(coder), [...BUILTIN_TOOL_NAMES].sort());
+  assert.deepEqual(sorted(coder), BUILTIN_TOOL_NAMES.filter((t) => t !== "fetch").sort());
   assert.equal(coder.mcp, "all");
   assert.equal(coder.model, "large");
   const narrowed = resolveProfile("coder", {

@@ -57,7 +57,11 @@ Deno.test("fetch: HTML becomes Markdown (scripts and styles dropped); text and h
   const srv = startServer();
   try {
     const ctx = makeContext("/tmp");
-    const md = await call(createFetchTool(), { url: `${srv.base}/page` }, ctx);
+    const md = await call(
+      createFetchTool({ hosts: ["127.0.0.1"] }),
+      { url: `${srv.base}/page` },
+      ctx,
+    );
     assert.deepEqual(md.access, { hosts: [`127.0.0.1:${srv.port}`] });
     assert.equal(md.out.is_error, undefined, md.out.content);
     assert.match(md.out.content, /^# Hello$/m);
@@ -66,17 +70,27 @@ Deno.test("fetch: HTML becomes Markdown (scripts and styles dropped); text and h
     assert.match(md.out.content, /```\nlet x = 1;\n```/);
     assert.doesNotMatch(md.out.content, /secret|color:red/);
 
-    const text = await call(createFetchTool(), { url: `${srv.base}/page`, format: "text" }, ctx);
+    const text = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/page`,
+      format: "text",
+    }, ctx);
     assert.match(text.out.content, /Hello\nSome bold text and a link\./);
     assert.doesNotMatch(text.out.content, /<|secret/);
 
-    const html = await call(createFetchTool(), { url: `${srv.base}/page`, format: "html" }, ctx);
+    const html = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/page`,
+      format: "html",
+    }, ctx);
     assert.match(html.out.content, /^<html>\n<body>\n<h1>Hello<\/h1>/);
     assert.doesNotMatch(html.out.content, /<script/);
 
-    const plain = await call(createFetchTool(), { url: `${srv.base}/plain` }, ctx);
+    const plain = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/plain`,
+    }, ctx);
     assert.equal(plain.out.content, "just text\n");
-    const latin = await call(createFetchTool(), { url: `${srv.base}/latin1` }, ctx);
+    const latin = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/latin1`,
+    }, ctx);
     assert.equal(latin.out.content, "café");
   } finally {
     await srv.close();
@@ -87,18 +101,27 @@ Deno.test("fetch: size cap, time cap, HTTP errors, binary bodies", async () => {
   const srv = startServer();
   try {
     const ctx = makeContext("/tmp");
-    const big = await call(createFetchTool({ max_bytes: 1000 }), { url: `${srv.base}/big` }, ctx);
+    const big = await call(createFetchTool({ max_bytes: 1000, hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/big`,
+    }, ctx);
     assert.equal(big.out.content, "a".repeat(1000) + "\n\n[The response was cut at 1000 bytes.]");
 
-    const slow = await call(createFetchTool(), { url: `${srv.base}/slow`, timeout: 0.2 }, ctx);
+    const slow = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/slow`,
+      timeout: 0.2,
+    }, ctx);
     assert.equal(slow.out.is_error, true);
     assert.match(slow.out.content, /took longer than 0\.2 s and was stopped/);
 
-    const missing = await call(createFetchTool(), { url: `${srv.base}/missing` }, ctx);
+    const missing = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/missing`,
+    }, ctx);
     assert.equal(missing.out.is_error, true);
     assert.equal(missing.out.content, "Request failed with status 404 Not Found");
 
-    const image = await call(createFetchTool(), { url: `${srv.base}/image` }, ctx);
+    const image = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/image`,
+    }, ctx);
     assert.match(image.out.content, /response is binary \(image\/png\)/);
   } finally {
     await srv.close();
@@ -109,9 +132,13 @@ Deno.test("fetch: redirects are followed on the approved host only", async () =>
   const srv = startServer();
   try {
     const ctx = makeContext("/tmp");
-    const same = await call(createFetchTool(), { url: `${srv.base}/same-host` }, ctx);
+    const same = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/same-host`,
+    }, ctx);
     assert.match(same.out.content, /^# Hello$/m);
-    const other = await call(createFetchTool(), { url: `${srv.base}/other-host` }, ctx);
+    const other = await call(createFetchTool({ hosts: ["127.0.0.1"] }), {
+      url: `${srv.base}/other-host`,
+    }, ctx);
     assert.equal(other.out.is_error, true);
     assert.match(
       other.out.content,
@@ -123,7 +150,7 @@ Deno.test("fetch: redirects are followed on the approved host only", async () =>
 });
 
 Deno.test("fetch: only http(s) URLs; hosts reported with default ports", async () => {
-  const fetchTool = createFetchTool();
+  const fetchTool = createFetchTool({ hosts: ["127.0.0.1"] });
   for (
     const url of [
       "file:///etc/passwd",
@@ -167,7 +194,7 @@ Deno.test("fetch: long content comes in pages cut at line ends, read once, to it
   });
   try {
     const url = `http://127.0.0.1:${server.addr.port}/rows`;
-    const tool = createFetchTool({ page_chars: 20_000 });
+    const tool = createFetchTool({ page_chars: 20_000, hosts: ["127.0.0.1"] });
     const ctx = makeContext("/tmp");
     let offset = 0;
     let text = "";
