@@ -64,9 +64,29 @@ export interface RunnerOptions {
   limits?: TruncateLimits;
   /** Summarises arguments for denial records (secrets masked). */
   summarize: (input: unknown) => string;
+  /**
+   * Applied to every result before the model sees it (known secret values replaced):
+   * an MCP server or a command that prints its environment must not hand a key over.
+   */
+  redact?: (text: string) => string;
 }
 
 export function createToolRunner(opts: RunnerOptions): ToolRunner {
+  const runner = unredactedRunner(opts);
+  const redact = opts.redact;
+  if (!redact) return runner;
+  return {
+    specs: () => runner.specs(),
+    async run(call, signal) {
+      const ran = await runner.run(call, signal);
+      const result = { ...ran.result, content: redact(ran.result.content) };
+      const denial = ran.denial && { ...ran.denial, reason: redact(ran.denial.reason) };
+      return { ...ran, result, ...(denial ? { denial } : {}) };
+    },
+  };
+}
+
+function unredactedRunner(opts: RunnerOptions): ToolRunner {
   const offered = () => opts.tools().filter((t) => opts.gate.allows(t.name, t.mcp));
   return {
     specs(): ToolSpec[] {

@@ -4,7 +4,7 @@
  */
 import { resolve } from "node:path";
 import { type Config, logsDir } from "../config/mod.ts";
-import type { McpManager, McpServerStatus } from "../mcp/manager.ts";
+import type { McpManager, McpManagerOptions, McpServerStatus } from "../mcp/manager.ts";
 import { builtinTools } from "../tools/registry.ts";
 import { createToolRunner, type ToolRunner } from "../agent/tool_runner.ts";
 import type { AgentRunner } from "../tools/agent.ts";
@@ -49,6 +49,27 @@ export interface ToolingOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * How MCP servers are started, the same for a run and for `mopac mcp …`: stderr logs
+ * in the data dir with every secret redacted, mopac's client name and version, and
+ * roots only when `options.mcp_roots` lists folders.
+ */
+export function mcpManagerOptions(
+  config: Config,
+  paths: { dataDir: string; workspace: string },
+  redactor: Redactor,
+  warn: (line: string) => void,
+): McpManagerOptions {
+  return {
+    logDir: logsDir(paths.dataDir),
+    log: warn,
+    clientName: "mopac",
+    clientVersion: VERSION,
+    redactLog: (text) => redactor.redact(text),
+    roots: config.options?.mcp_roots?.map((p) => resolve(paths.workspace, p)),
+  };
+}
+
 /** MCP servers the profile could use; the others are not started at all. */
 export function serversFor(config: Config, profile: Profile): Record<string, McpServerConfig> {
   const out: Record<string, McpServerConfig> = {};
@@ -89,12 +110,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
       // When it cannot be made, each server's log says so and the run goes on.
       await ensureDataDir(opts.dataDir).catch(() => {});
       mcp = createMcpManager(servers, {
-        logDir: logsDir(opts.dataDir),
-        log: opts.warn,
-        clientName: "mopac",
-        clientVersion: VERSION,
-        redactLog: (text) => opts.redactor.redact(text),
-        roots: config.options?.mcp_roots?.map((p) => resolve(opts.workspace, p)),
+        ...mcpManagerOptions(config, opts, opts.redactor, opts.warn),
         signal: opts.signal,
       });
       try {
@@ -121,6 +137,7 @@ export async function buildTooling(opts: ToolingOptions): Promise<Tooling> {
     gate,
     context: { ...opts.context, paths: gate.paths },
     summarize: (input) => summarizeInput(input, (s) => opts.redactor.redact(s)),
+    redact: opts.redactor.size > 0 ? (s) => opts.redactor.redact(s) : undefined,
   });
   return {
     runner,

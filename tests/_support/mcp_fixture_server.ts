@@ -212,7 +212,17 @@ if (import.meta.main) {
   const note = flag("--stderr");
   if (note) console.error(note);
   if (mode === "stdio") {
-    await buildFixtureServer().connect(new StdioServerTransport());
+    const server = buildFixtureServer();
+    // `--env-tool NAME`: a tool that prints that variable of the server's environment.
+    const envName = flag("--env-tool");
+    if (envName) {
+      server.registerTool(
+        "env",
+        { description: `Prints ${envName}.` },
+        () => text(`${envName}=${Deno.env.get(envName) ?? ""}`),
+      );
+    }
+    await server.connect(new StdioServerTransport());
   } else if (mode === "http" || mode === "sse") {
     const { url } = await startFixtureHttp(mode);
     console.log(JSON.stringify({ url }));

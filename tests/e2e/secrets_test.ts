@@ -41,6 +41,7 @@ function toolTurns(): ScriptedTurn[] {
       command: `echo "project: $PROJECT_VAR; key: ${SECRETS.FAKE_API_KEY}"`,
     }),
     scriptToolCall("mcp_remote_echo", { text: `token ${SECRETS.MCP_TOKEN}` }),
+    scriptToolCall("mcp_local_env", {}),
     scriptText(
       `Done. Key ${SECRETS.FAKE_API_KEY}, header ${SECRETS.HEADER_SECRET}, ` +
         `project ${SECRETS.PROJECT_SECRET}.`,
@@ -63,8 +64,19 @@ async function secretWorkspace(turns: ScriptedTurn[]): Promise<SecretWorkspace> 
       local: {
         type: "stdio",
         command: Deno.execPath(),
-        args: [...DENO_RUN, "-A", FIXTURE, "stdio", "--stderr", "starting with $LOG_SECRET"],
-        enabled_tools: ["echo"],
+        args: [
+          ...DENO_RUN,
+          "-A",
+          FIXTURE,
+          "stdio",
+          "--stderr",
+          "starting with $LOG_SECRET",
+          "--env-tool",
+          "SERVER_TOKEN",
+        ],
+        // The server holds a secret in its environment and has a tool that prints it.
+        env: { SERVER_TOKEN: "$MCP_TOKEN" },
+        enabled_tools: ["echo", "env"],
       },
     },
     // Config passes a secret to bash on purpose.
@@ -135,19 +147,22 @@ Deno.test("e2e secrets: no secret reaches the data dir, stdout or stderr (stream
     ["local:connected", "remote:connected"],
   );
   const results = ev.filter((e) => e.type === "tool_result");
-  assert.equal(results.length, 3);
+  assert.equal(results.length, 4);
   assert.ok(results.every((e) => e.is_error === false), JSON.stringify(results));
   assert.match(String(results[1].output), /project: \[REDACTED\]; key: \[REDACTED\]/);
   assert.match(String(results[2].output), /token \[REDACTED\]/);
-  // bash's environment holds what config passes on explicitly, and no other secret.
+  // The MCP server really held the secret, and printed it: the model got it redacted.
+  assert.equal(String(results[3].output), "SERVER_TOKEN=[REDACTED]");
+  // bash's environment holds what config passes on explicitly (redacted for the model
+  // all the same).
   const envSeen = JSON.stringify(s.ws.fake.turnRequests()[1].messages.at(-1));
-  assert.ok(envSeen.includes(`PROJECT_VAR=${SECRETS.PROJECT_SECRET}`), envSeen);
-  for (const [name, value] of Object.entries(SECRETS)) {
-    if (name !== "PROJECT_SECRET") assert.ok(!envSeen.includes(value), `bash env has ${name}`);
+  assert.ok(envSeen.includes("PROJECT_VAR=[REDACTED]"), envSeen);
+  // No tool result the model was sent holds a secret value.
+  for (const q of s.ws.fake.turnRequests()) {
+    for (const m of q.messages.filter((m) => m.role === "tool")) {
+      assertNoSecret("a tool result sent to the model", JSON.stringify(m));
+    }
   }
-  // The model itself was told the truth (only what mopac stores and prints is redacted).
-  const last = JSON.stringify(s.ws.fake.turnRequests().at(-1)!.messages);
-  assert.ok(last.includes(`project: ${SECRETS.PROJECT_SECRET}`));
 
   assertNoSecret("stdout", r.stdout);
   assertNoSecret("stderr", r.stderr);

@@ -10,7 +10,7 @@ import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
 import { logsDir } from "../../config/mod.ts";
 import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
-import { createMcpManager, type McpManager } from "../../mcp/manager.ts";
+import { createMcpManager, type McpManager, type McpManagerOptions } from "../../mcp/manager.ts";
 import { mapCallResult } from "../../mcp/result.ts";
 import { errorText } from "../../mcp/errors.ts";
 import { ensureDataDir } from "../../util/data_dir.ts";
@@ -22,6 +22,8 @@ export interface McpCommandIo {
   logDir: string;
   /** Holds logDir; created (with its .gitignore) only once a server is started. */
   dataDir?: string;
+  /** How a run starts servers (logs redacted, roots); absent: plain options (tests). */
+  manager?: McpManagerOptions;
 }
 
 const MCP_HELP = `Usage: mopac mcp <command> [--json]
@@ -32,20 +34,33 @@ const MCP_HELP = `Usage: mopac mcp <command> [--json]
   call SERVER TOOL [JSON]   call one tool with a JSON object of arguments
 `;
 
-/** The command as the CLI dispatches it: config gives the servers and the log folder. */
+/**
+ * The command as the CLI dispatches it: servers start exactly as a run starts them
+ * (app/tooling.ts), and everything printed is redacted with the run's secrets.
+ */
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
   const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
+  const { runSecrets } = await import("../../secrets/sources.ts");
+  const { mcpManagerOptions } = await import("../../app/tooling.ts");
+  const redactor = runSecrets(loaded, []);
+  const err = (s: string) => io.err(redactor.redact(s));
   // Servers marked `sandbox` start in the OS jail here too, as in a run.
   const { jailedServersOf } = await import("../../app/jail.ts");
-  const jailed = await jailedServersOf(loaded, (line) => io.err(`${line}\n`));
+  const jailed = await jailedServersOf(loaded, (line) => err(`${line}\n`));
   try {
     return await runMcpCommand(rest, {
-      stdout: (s) => io.out(s),
-      stderr: (s) => io.err(s),
+      stdout: (s) => io.out(redactor.redact(s)),
+      stderr: err,
       servers: jailed.servers,
       logDir: logsDir(loaded.dataDir),
       dataDir: loaded.dataDir,
+      manager: mcpManagerOptions(
+        loaded.config,
+        { dataDir: loaded.dataDir, workspace: loaded.workspaceRoot },
+        redactor,
+        (line) => err(`${line}\n`),
+      ),
     });
   } finally {
     await jailed.close();
@@ -115,10 +130,10 @@ async function withServers<T>(
   const subset = Object.fromEntries(names.map((n) => [n, io.servers[n]]));
   // When it cannot be made, each server's log says so and the command goes on.
   if (io.dataDir && names.length > 0) await ensureDataDir(io.dataDir).catch(() => {});
-  const manager = createMcpManager(subset, {
-    logDir: io.logDir,
-    log: (line) => io.stderr(`${line}\n`),
-  });
+  const manager = createMcpManager(
+    subset,
+    io.manager ?? { logDir: io.logDir, log: (line) => io.stderr(`${line}\n`) },
+  );
   try {
     await manager.start();
     return await fn(manager);
