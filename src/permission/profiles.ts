@@ -109,6 +109,8 @@ export function resolveProfile(
   }
   const disabled = cfg.options?.disabled_tools ?? [];
   if (disabled.length > 0) profile = { ...withoutTools(profile, disabled), disabled };
+  // The job tools only follow bash's background jobs: without bash they have nothing to do.
+  if (!profile.tools.has("bash")) profile = withoutTools(profile, ["job_output", "job_kill"]);
   const global = cfg.permissions?.allowed_tools;
   if (global) profile = narrowProfile(profile, crushToolNames(global), "config");
   if (options.tools !== undefined) {
