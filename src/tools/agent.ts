@@ -1,6 +1,6 @@
 /**
  * `agent`: hands a self-contained task to a sub-agent (a child session with the
- * `task` profile) and returns its final answer. The app supplies the runner, so
+ * `task` profile within the caller's) and returns its final answer. The app supplies the runner, so
  * this tool knows nothing about sessions or models.
  */
 import { z } from "zod";

@@ -223,6 +223,10 @@ function describe(
     "- Prefer the view, ls, glob, grep and edit tools over cat, find, grep and sed for files.",
     "- Every command in the script is checked before it runs (pipelines, substitutions, `bash -c` strings, " +
     "wrappers such as env, xargs, timeout). Commands whose name is only known at run time (`$CMD`, " +
-    "`$(…)` as a command) are refused. Banned whatever the permissions say: " + `${banned}.`,
+    "`$(…)` as a command) are refused, as are assignments to variables that change what runs " +
+    "(PATH, LD_*, GIT_*, BASH_ENV, PS4, npm_config_*, …) unless allowed, and redirections to a file " +
+    "that is not written out literally (`> $f`, `> ~/x`); a redirection's file must be one the " +
+    "file tools may read or write. Such variables are never carried to the next call. " +
+    "Banned whatever the permissions say: " + `${banned}.`,
   ].join("\n");
 }

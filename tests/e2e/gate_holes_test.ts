@@ -233,3 +233,63 @@ for (
     }
   });
 }
+
+Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.deny, hosts)", async () => {
+  const net = listener();
+  const child = [
+    scriptToolCall("fetch", { url: `http://127.0.0.1:${net.port}/via-child` }, "c_fetch"),
+    scriptToolCall("view", { file_path: ".env" }, "c_view"),
+    scriptToolCall("grep", { pattern: SECRET }, "c_grep"),
+    scriptText("CHILD-DONE"),
+  ];
+  const parent = [
+    scriptToolCall("agent", { prompt: "CHILD: fetch and read what you can" }, "p_agent"),
+    scriptText("PARENT-DONE"),
+  ];
+  const ws = await fakeWorkspace({
+    turns: (req) => {
+      const users = req.messages.filter((m) => m.role === "user");
+      const isChild = JSON.stringify(users[0]?.content ?? "").includes("CHILD:");
+      const step = req.messages.filter((m) => m.role === "assistant").length;
+      return (isChild ? child : parent)[step];
+    },
+  }, {
+    agents: {
+      coder: { paths: { deny: [".env"] } },
+      task: {
+        allowed_tools: ["view", "grep", "fetch"],
+        fetch: { hosts: [`127.0.0.1:${net.port}`] },
+      },
+    },
+  });
+  try {
+    await Deno.writeTextFile(`${ws.dir}/.env`, `TOKEN=${SECRET}\n`);
+    await Deno.writeTextFile(`${ws.dir}/.gitignore`, "!.env\n");
+    const args = ["--tools", "view,grep,agent"];
+    const r = await runMopac(["run", ...args, "-o", "stream-json", "delegate"], {
+      cwd: ws.dir,
+      perms: {},
+      flags: await sandboxFlags(ws, args),
+      env: FAKE_ENV,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const result = events(r.stdout).at(-1)!;
+    assert.equal(result.result, "PARENT-DONE");
+    const denials = result.denials as Array<{ tool: string; rule: string }>;
+    assert.deepEqual(denials.map((d) => `${d.tool} ${d.rule}`), [
+      "fetch not_allowed",
+      "view paths.deny",
+    ]);
+    const childTools = ws.fake.turnRequests().find((q) =>
+      JSON.stringify(q.messages).includes("CHILD:")
+    )!.tools!.map((t) => t.function.name).sort();
+    assert.deepEqual(childTools, ["grep", "view"]);
+    for (const q of ws.fake.turnRequests()) {
+      assert.ok(!JSON.stringify(q).includes(`TOKEN=${SECRET}`));
+    }
+    assert.deepEqual(net.stats, { connections: 0, bytes: 0 });
+  } finally {
+    net.close();
+    await ws.close();
+  }
+});
