@@ -46,7 +46,8 @@ export class ProfileRules {
   /**
    * Paths: deny globs first, then writes against paths.write (or the workspace), then
    * reads. A shell's redirections pass the same rules, except that harmless devices
-   * (/dev/null, /dev/stderr, /dev/fd/N, …) are allowed.
+   * (/dev/null, /dev/stderr, /dev/fd/N, …) and the jail's private scratch folders are
+   * allowed.
    */
   checkPaths(access: Access): Decision {
     const abs = (list?: string[]) => (list ?? []).map((p) => absolutePath(p, this.workspace));
@@ -59,7 +60,9 @@ export class ProfileRules {
         return { allow: false, rule: "paths.deny", reason: `path is denied: ${path}` };
       }
     }
-    const free = (path: string) => HARMLESS_DEVICE.test(path);
+    const scratch = access.redirects?.scratch ?? [];
+    const free = (path: string) =>
+      HARMLESS_DEVICE.test(path) || scratch.some((root) => isInside(path, root));
     return this.#checkWrites([...writes, ...shellWrites.filter((p) => !free(p))]) ??
       this.#checkReads([...reads, ...shellReads.filter((p) => !free(p))]) ?? ALLOW;
   }

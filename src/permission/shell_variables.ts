@@ -73,11 +73,14 @@ const PROXY_PATTERN = /^(all|https?|ftp|no|socks)_proxy$/i;
 
 /** git variables that only name who and when: `GIT_AUTHOR_NAME=… git commit` is ordinary. */
 const GIT_IDENTITY = /^GIT_(AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)$/;
+/** Where a package manager keeps its download cache (the jail points them into its own folder). */
+const CACHE_DIRS =
+  /^(PIP_CACHE_DIR|npm_config_cache|npm_config_store_dir|YARN_CACHE_FOLDER|BUN_INSTALL_CACHE_DIR|UV_CACHE_DIR)$/i;
 
 /** The group of a variable that changes what runs, or undefined for an ordinary one. */
 export function riskyVariable(name: string): RiskyVariableGroup | undefined {
   if (SHELL_EXACT.has(name) || SHELL_PATTERN.test(name) || name.includes("%")) return "shell";
-  if (GIT_IDENTITY.test(name)) return undefined;
+  if (GIT_IDENTITY.test(name) || CACHE_DIRS.test(name)) return undefined;
   if (PROGRAM_EXACT.has(name) || PROGRAM_PATTERN.test(name) || PROXY_PATTERN.test(name)) {
     return "program";
   }

@@ -70,9 +70,11 @@ export interface Access {
   writes?: string[];
   /**
    * Files a shell script's redirections open: the same rules as `reads`/`writes`,
-   * except that harmless devices (/dev/null, /dev/stderr, …) are allowed.
+   * except that harmless devices (/dev/null, /dev/stderr, …) are allowed, and so are
+   * the `scratch` folders the tool names (the OS jail's private /tmp and /dev/shm,
+   * which no one else sees); `paths.deny` still applies there.
    */
-  redirects?: { reads: string[]; writes: string[] };
+  redirects?: { reads: string[]; writes: string[]; scratch?: string[] };
   shell?: ShellAccess;
   /** `host:port` for network tools. */
   hosts?: string[];

@@ -39,6 +39,9 @@ export interface BashToolOptions {
   launcher?: ShellLauncher;
 }
 
+/** The jail's private scratch folders (realpath forms included: /tmp is /private/tmp on macOS). */
+const JAIL_SCRATCH = ["/tmp", "/private/tmp", "/dev/shm"];
+
 /** The arguments; the time limits have their maximum in the schema, so a larger one is an error. */
 function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfterMs: number) {
   return z.object({
@@ -81,7 +84,10 @@ export function createBashTool(opts: BashToolOptions): Tool {
     async access(input, ctx): Promise<Access> {
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
-      return { shell, redirects: await redirectPaths(shell) };
+      // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
+      const jailed = (opts.launcher?.backend ?? "none") !== "none";
+      const redirects = await redirectPaths(shell);
+      return { shell, redirects: jailed ? { ...redirects, scratch: JAIL_SCRATCH } : redirects };
     },
     async run(input, ctx): Promise<ToolOutput> {
       const cwd = callCwd(ctx, input.working_dir);

@@ -1,14 +1,18 @@
 /**
  * The red team's holes, end to end: a scripted model tries each class through the
- * real CLI run under exactly the flags `mopac sandbox` prints. A local listener must
- * receive nothing and a folder outside the workspace (which bash's children could
- * write: Deno's flags do not confine them) must stay as it was. Then the ordinary
- * commands of a coding agent run for real under coder and under an allowlist.
+ * real CLI run under exactly the flags `mopac sandbox` prints, with `--sandbox off`
+ * so that the gate alone stands in the way (the OS jail is the boundary, this is the
+ * defence inside it: tests/e2e/jail_attack_test.ts attacks the jail). A local
+ * listener must receive nothing and a folder outside the workspace (which bash's
+ * children could write: Deno's flags do not confine them) must stay as it was. Then
+ * the ordinary commands of a coding agent run for real, in the jail where there is
+ * one, under coder and under an allowlist.
  */
 import assert from "node:assert/strict";
 import { type ScriptedTurn, scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
+import { JAIL_ENV } from "../_support/jail.ts";
 
 /** A raw TCP listener that counts connections and bytes. */
 function listener() {
@@ -99,11 +103,11 @@ Deno.test("e2e holes: each class is refused under the printed flags; nothing lea
       flags.includes(`--allow-net=127.0.0.1:${ws.fake.port},localhost:${net.port}`),
       flags.join(" "),
     );
-    const r = await runMopac(["run", "-o", "stream-json", "try the holes"], {
+    const r = await runMopac(["run", "--sandbox", "off", "-o", "stream-json", "try the holes"], {
       cwd: ws.dir,
       perms: {},
       flags,
-      env: FAKE_ENV,
+      env: { ...FAKE_ENV, ...JAIL_ENV },
     });
     assert.equal(r.code, 0, r.stderr);
     const ev = events(r.stdout);
@@ -219,7 +223,7 @@ for (
         cwd: ws.dir,
         perms: {},
         flags: await sandboxFlags(ws),
-        env: FAKE_ENV,
+        env: { ...FAKE_ENV, ...JAIL_ENV },
       });
       assert.equal(r.code, 0, r.stderr);
       const results = events(r.stdout).filter((e) => e.type === "tool_result");
@@ -270,7 +274,7 @@ Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.d
       cwd: ws.dir,
       perms: {},
       flags: await sandboxFlags(ws, args),
-      env: FAKE_ENV,
+      env: { ...FAKE_ENV, ...JAIL_ENV },
     });
     assert.equal(r.code, 0, r.stderr);
     const result = events(r.stdout).at(-1)!;

@@ -48,7 +48,12 @@ Deno.test({
     const calls: BashCall[] = [
       // Network: every client, every spelling, to the host's loopback and its other address.
       { name: "dev-tcp", command: `echo "GET /dev-tcp" > /dev/tcp/127.0.0.1/${P}; echo rc=$?` },
-      { name: "dev-tcp-var", command: `t=/dev/tcp/127.0.0.1/${P}; echo x > $t; echo rc=$?` },
+      // bash's /dev/tcp from a script file: the gate does not read script files (a target in
+      // a variable, `> $t`, it refuses itself).
+      {
+        name: "dev-tcp-script",
+        command: `printf 'echo x > /dev/tcp/127.0.0.1/${P}\\n' > net.sh; bash net.sh; echo rc=$?`,
+      },
       { name: "exec-fd", command: `exec 3<>/dev/tcp/127.0.0.1/${P} && echo "GET /fd" >&3` },
       { name: "procsub", command: `bash <(echo 'echo x > /dev/tcp/127.0.0.1/${P}')` },
       {
@@ -111,7 +116,7 @@ Deno.test({
       },
       {
         name: "environ",
-        command: "for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f; done > leak.txt 2>&1; " +
+        command: "cat /proc/[0-9]*/environ 2>&1 | tr '\\0' '\\n' > leak.txt; " +
           "cat /proc/$PPID/environ >> leak.txt 2>&1; cat /proc/1/environ >> leak.txt 2>&1; " +
           "env >> leak.txt; ps -eo pid,args | cut -c1-60",
       },
@@ -172,7 +177,9 @@ Deno.test({
       assert.deepEqual(missing, [], "every call got a result");
 
       // The gate let the interesting ones through: the jail is what stopped them.
-      for (const name of ["dev-tcp-var", "copied-curl", "python-urllib", "node-http", "environ"]) {
+      for (
+        const name of ["dev-tcp-script", "copied-curl", "python-urllib", "node-http", "environ"]
+      ) {
         if (r.results.has(name)) assert.equal(r.results.get(name)!.denied, false, name);
       }
       // Nothing reached the host: not on loopback, not on its other address.

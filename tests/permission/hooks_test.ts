@@ -93,6 +93,11 @@ Deno.test({
       assert.deepEqual(outcome, { kind: "timeout" });
       const pid = Number((await Deno.readTextFile(pidFile)).trim());
       assert.ok(pid > 0);
+      // SIGKILL is sent to the group at the time-out; dying takes the kernel a moment.
+      const deadline = Date.now() + 5_000;
+      while (await alive(pid) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       assert.equal(await alive(pid), false, "the background sleep was left running");
     } finally {
       await Deno.remove(dir, { recursive: true });
