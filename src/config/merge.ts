@@ -7,6 +7,7 @@
  * cannot end up paired with a provider from a config file.
  */
 import type { JsonPath } from "./jsonc.ts";
+import { hookEventName } from "./schema_runtime.ts";
 
 export interface SourceRef {
   layer: number;
@@ -82,10 +83,17 @@ function mergeObject(
   sources: SourceMap,
   append = false,
 ): void {
-  for (const [key, value] of Object.entries(src)) {
+  for (const [written, value] of Object.entries(src)) {
     if (value === undefined) continue;
+    // crush's hook events come in any case; the source map keeps the key as written.
+    const key = merged.length === 1 && merged[0] === "hooks" ? hookEventName(written) : written;
     const mp = [...merged, key];
-    const op = [...own, key];
+    const op = [...own, written];
+    if (mp.length === 1 && key === "hooks" && isPlainObject(value) && !isPlainObject(target[key])) {
+      // Merged key by key (never copied whole), so each event name is made canonical.
+      sources.take(mp);
+      target[key] = {};
+    }
     const lower = target[key];
     if (append && Array.isArray(value) && Array.isArray(lower)) {
       value.forEach((v, j) => record(v, [...mp, lower.length + j], [...op, j], layer, sources));

@@ -109,7 +109,31 @@ function compiles(pattern: string): boolean {
   }
 }
 
-export const HooksSchema = z.strictObject({ PreToolUse: z.array(HookSchema).optional() });
+/**
+ * crush writes event names in any case (`PreToolUse`, `pre_tool_use`); the merge turns
+ * each into its canonical name (merge.ts). mopac runs PreToolUse hooks only.
+ */
+const ignoredEvent = z.unknown().optional().describe("crush; ignored (mopac runs PreToolUse only)");
+export const HooksSchema = z.strictObject({
+  PreToolUse: z.array(HookSchema).optional(),
+  PostToolUse: ignoredEvent,
+  UserPromptSubmit: ignoredEvent,
+  Stop: ignoredEvent,
+  SubagentStop: ignoredEvent,
+  PreCompact: ignoredEvent,
+  PermissionRequested: ignoredEvent,
+  Notification: ignoredEvent,
+  SessionStart: ignoredEvent,
+  SessionEnd: ignoredEvent,
+});
+
+const HOOK_EVENTS = Object.keys(HooksSchema.shape);
+
+/** The canonical name of a hook event written in any case, with or without `_`. */
+export function hookEventName(key: string): string {
+  const flat = key.replace(/[_-]/g, "").toLowerCase();
+  return HOOK_EVENTS.find((e) => e.toLowerCase() === flat) ?? key;
+}
 
 export const ToolsSchema = z.strictObject({
   ls: z.strictObject({

@@ -138,7 +138,11 @@ Deno.test("MCP servers, hooks and provider types are checked like crush would", 
         `{ "hooks": { "PreToolUse": [ { "matcher": "(", "command": "x" } ] } }`,
         /not a valid regex/,
       ],
-      [`{ "hooks": { "PostToolUse": [] } }`, /unknown key "hooks\.PostToolUse"/],
+      [`{ "hooks": { "OnFire": [] } }`, /unknown key "hooks\.OnFire"/],
+      [
+        `{ "hooks": { "pre_tool_use": [ { "matcher": "(", "command": "x" } ] } }`,
+        /mopac\.json:1:\d+: hooks\.PreToolUse\[0\]\.matcher: matcher is not a valid regex/,
+      ],
       [`{ "providers": { "a": { "type": "anthropic" } } }`, /OpenAI-compatible/],
       [`{ "providers": { "a": { "base_url": "ftp://x" } } }`, /providers\.a\.base_url/],
       [

@@ -32,8 +32,9 @@ Deno.test("e2e hooks: crush's documented hook denies; a halt ends the run with e
     scriptText("never reached"),
   ];
   const ws = await fakeWorkspace({ turns }, {
+    // crush's snake_case spelling of the event.
     hooks: {
-      PreToolUse: [
+      pre_tool_use: [
         { matcher: "^bash$", command: "./no-rm-rf.sh" },
         { matcher: "^view$", command: "echo 'frozen for audit' >&2; exit 49" },
       ],
