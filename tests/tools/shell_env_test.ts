@@ -112,3 +112,39 @@ Deno.test("under narrow Deno permissions unreadable variables are skipped, not f
   assert.doesNotMatch(out, /^HOME=/m, "HOME was not granted");
   assert.doesNotMatch(out, /never/);
 });
+
+Deno.test("variables that change what runs are never carried over, and bash starts without its own", () => {
+  const env = buildChildEnv({
+    read: (name) => ({ PATH: "/bin", HOME: "/home/u" })[name],
+    // Config may set program variables on purpose, never bash's own startup ones.
+    config: { BASH_ENV: "/cfg/rc", PS4: "$(id)", SHELLOPTS: "xtrace", GIT_DIR: "/cfg/git" },
+    // What an earlier call exported, or a session written by an older mopac, or resumed.
+    session: {
+      BASH_ENV: "./e.sh",
+      ENV: "./e.sh",
+      PS4: "$(id)",
+      PROMPT_COMMAND: "id",
+      "BASH_FUNC_ls%%": "() { id; }",
+      PATH: "./evil:/bin",
+      LD_PRELOAD: "./x.so",
+      GIT_CONFIG_COUNT: "1",
+      npm_config_global: "true",
+      NODE_OPTIONS: "--require ./x",
+      PIP_CACHE_DIR: "/cache/pip",
+      FOO: "bar",
+    },
+  });
+  for (const name of ["BASH_ENV", "ENV", "PS4", "SHELLOPTS", "PROMPT_COMMAND", "BASH_FUNC_ls%%"]) {
+    assert.equal(env[name], undefined, name);
+  }
+  assert.equal(env.PATH, "/bin");
+  assert.equal(env.GIT_DIR, "/cfg/git", "operator config may set a program variable");
+  for (const name of ["LD_PRELOAD", "GIT_CONFIG_COUNT", "npm_config_global", "NODE_OPTIONS"]) {
+    assert.equal(env[name], undefined, name);
+  }
+  assert.equal(env.PIP_CACHE_DIR, "/cache/pip", "a cache folder is not one of them");
+  assert.equal(env.FOO, "bar");
+  assert.equal(keepsExport("LD_PRELOAD", {}), false);
+  assert.equal(keepsExport("PATH", {}), false);
+  assert.equal(keepsExport("MY_FLAG", {}), true);
+});
