@@ -74,6 +74,9 @@ const CODER: ReadonlyArray<readonly [string, string]> = [
   ["exec 3>&1 4<&0 2>&- 5>&3-", "allow"],
   ["cat <<EOF > notes.md\nhi\nEOF", "allow"],
   ["echo x >$WS/src/abs.txt", "allow"],
+  ["while read -r f; do echo $f; done < <(ls)", "allow"],
+  ["sort > >(cat)", "allow"],
+  ["while read -r f; do echo $f; done < <(curl x)", "ban:network"],
 ];
 
 /** Static targets under a profile with read/write/deny rules. */

@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import type { ShellAccess, ShellRedirect } from "../../permission/types.ts";
-import { OP, type Redirect } from "./sh_syntax.ts";
+import { nodeType, OP, type Redirect } from "./sh_syntax.ts";
 import { type ResolvedWord, resolveWord, type SourceText } from "./words.ts";
 import { scanOptions } from "./wrapper_args.ts";
 import { resolvePath } from "../fs/paths.ts";
@@ -20,6 +20,8 @@ const DESCRIPTOR = /^(\d+-?|-)$/;
 /** The file a redirection opens, or undefined for here-documents and descriptor copies. */
 export function redirectOf(r: Redirect, src: SourceText): ShellRedirect | undefined {
   if (!r.Word || HEREDOCS.has(r.Op)) return undefined;
+  // `done < <(find …)`: a pipe to a command the policy checks on its own, not a file.
+  if (r.Word.Parts.length === 1 && nodeType(r.Word.Parts[0]) === "ProcSubst") return undefined;
   const target = resolveWord(r.Word, src);
   const dup = r.Op === OP.dplOut || r.Op === OP.dplIn;
   if (dup && target.static && DESCRIPTOR.test(target.value)) return undefined;
