@@ -70,6 +70,7 @@ function schemaOf(defaultTimeout: number, maxTimeout: number) {
 function describe(maxBytes: number, pageChars: number): string {
   return `Fetch a URL (GET) and return its content.
 - Only http:// and https://. A redirect to another host is not followed: the result names the new URL.
+- Only the hosts the configuration allows; loopback, private and cloud metadata addresses are refused.
 - format: markdown (default; HTML becomes Markdown), text (the page's visible text) or html (the page's body).
 - At most ${pageChars} characters per call, cut at a line end; the last line then says how many remain and the offset to call again with (same url and format). Responses over ${
     Math.round(maxBytes / 1024 / 1024)
