@@ -11,8 +11,7 @@
 import assert from "node:assert/strict";
 import { type ScriptedTurn, scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
-import { JAIL_ENV } from "../_support/jail.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 
 /** A raw TCP listener that counts connections and bytes. */
 function listener() {
@@ -78,7 +77,7 @@ Deno.test("e2e holes: each class is refused under the printed flags; nothing lea
     bash("ls && cat README.md && grep -n hello README.md && sed -n 1p README.md"),
     scriptText("done"),
   ];
-  const ws = await fakeWorkspace({ turns }, {
+  const ws = await workspace({ turns }, {
     agents: {
       coder: {
         bash: { allow: ["*", "BASH_ENV=*"], deny: ["git push"] },
@@ -107,7 +106,7 @@ Deno.test("e2e holes: each class is refused under the printed flags; nothing lea
       cwd: ws.dir,
       perms: {},
       flags,
-      env: { ...FAKE_ENV, ...JAIL_ENV },
+      env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);
     const ev = events(r.stdout);
@@ -216,14 +215,14 @@ for (
       ...ORDINARY.map(([command]) => scriptToolCall("bash", { command, timeout: 120_000 })),
       scriptText("done"),
     ];
-    const ws = await fakeWorkspace({ turns }, bash ? { agents: { coder: { bash } } } : {});
+    const ws = await workspace({ turns }, bash ? { agents: { coder: { bash } } } : {});
     try {
       await project(ws);
       const r = await runMopac(["run", "-o", "stream-json", "work normally"], {
         cwd: ws.dir,
         perms: {},
         flags: await sandboxFlags(ws),
-        env: { ...FAKE_ENV, ...JAIL_ENV },
+        env: FAKE_ENV,
       });
       assert.equal(r.code, 0, r.stderr);
       const results = events(r.stdout).filter((e) => e.type === "tool_result");
@@ -250,7 +249,7 @@ Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.d
     scriptToolCall("agent", { prompt: "CHILD: fetch and read what you can" }, "p_agent"),
     scriptText("PARENT-DONE"),
   ];
-  const ws = await fakeWorkspace({
+  const ws = await workspace({
     turns: (req) => {
       const users = req.messages.filter((m) => m.role === "user");
       const isChild = JSON.stringify(users[0]?.content ?? "").includes("CHILD:");
@@ -274,7 +273,7 @@ Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.d
       cwd: ws.dir,
       perms: {},
       flags: await sandboxFlags(ws, args),
-      env: { ...FAKE_ENV, ...JAIL_ENV },
+      env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);
     const result = events(r.stdout).at(-1)!;

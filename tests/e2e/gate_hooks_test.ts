@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV, fakeWorkspace, type Workspace } from "./_workspace.ts";
-import { JAIL_ENV } from "../_support/jail.ts";
+import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
 
 const NO_RM_RF = `#!/usr/bin/env bash
 if echo "$CRUSH_TOOL_INPUT_COMMAND" | grep -qE 'rm\\s+-(rf|fr)\\s+/'; then
@@ -31,7 +30,7 @@ Deno.test("e2e hooks: crush's documented hook denies; a halt ends the run with e
     scriptToolCall("view", { file_path: "README.md" }),
     scriptText("never reached"),
   ];
-  const ws = await fakeWorkspace({ turns }, {
+  const ws = await workspace({ turns }, {
     // crush's snake_case spelling of the event.
     hooks: {
       pre_tool_use: [
@@ -47,7 +46,7 @@ Deno.test("e2e hooks: crush's documented hook denies; a halt ends the run with e
       cwd: ws.dir,
       perms: {},
       flags: await printed(ws),
-      env: { ...FAKE_ENV, ...JAIL_ENV },
+      env: FAKE_ENV,
     });
     assert.equal(r.code, 3, r.stderr);
     const ev = events(r.stdout);
@@ -68,7 +67,7 @@ Deno.test("e2e hooks: crush's documented hook denies; a halt ends the run with e
 
 Deno.test("e2e: options.disabled_tools takes bash away: not offered, not granted, refused", async () => {
   const turns = [scriptToolCall("bash", { command: "echo hi" }), scriptText("done")];
-  const ws = await fakeWorkspace({ turns }, { options: { disabled_tools: ["bash"] } });
+  const ws = await workspace({ turns }, { options: { disabled_tools: ["bash"] } });
   try {
     const flags = await printed(ws);
     assert.ok(!flags.some((f) => f.startsWith("--allow-run")), flags.join(" "));
@@ -76,7 +75,7 @@ Deno.test("e2e: options.disabled_tools takes bash away: not offered, not granted
       cwd: ws.dir,
       perms: {},
       flags,
-      env: { ...FAKE_ENV, ...JAIL_ENV },
+      env: FAKE_ENV,
     });
     assert.equal(r.code, 0, r.stderr);
     const ev = events(r.stdout);
@@ -87,7 +86,7 @@ Deno.test("e2e: options.disabled_tools takes bash away: not offered, not granted
       cwd: ws.dir,
       perms: {},
       flags,
-      env: { ...FAKE_ENV, ...JAIL_ENV },
+      env: FAKE_ENV,
     });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /options\.disabled_tools/);

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { fixtureStdio } from "../_support/mcp_helpers.ts";
 import { runMopac } from "../_support/run_mopac.ts";
-import { FAKE_ENV } from "./_workspace.ts";
+import { FAKE_ENV } from "../_support/workspace.ts";
 import { mcpWorkspace } from "./_mcp_run.ts";
 
 const SECRET = "srv-secret-Qw12Er34Ty56";
