@@ -64,6 +64,9 @@ Deno.test("a project's narrowing intersects tools and adds deny rules; it never 
         shell: {
           script: command,
           commands: [{ argv: command.split(" "), text: command, dynamic: false }],
+          assignments: [],
+          redirects: [],
+          cd: { targets: [], unknown: false },
         },
       },
     });
