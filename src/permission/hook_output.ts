@@ -2,9 +2,11 @@
  * What one PreToolUse hook said, read the way crush reads it (and Claude Code's
  * spellings where they differ): the exit code first (2 denies, 49 halts), then on
  * exit 0 the JSON envelope on stdout: `decision` ("allow" | "deny" | null), `halt`,
- * `reason`, `context` (a string or strings for the model) and `updated_input` (a
- * shallow patch of the tool's input). Claude Code's `hookSpecificOutput` with
- * `permissionDecision` and `updatedInput`, and `continue: false`, mean the same.
+ * `reason`, `context` (a string or strings for the model; also `additionalContext`
+ * or `additional_context`) and `updated_input` (a shallow patch of the tool's input,
+ * an object or a string holding one; anything else denies the call). Claude Code's
+ * `hookSpecificOutput` with `permissionDecision` and `updatedInput`, and
+ * `continue: false`, mean the same.
  */
 import type { HookInput } from "./config_shape.ts";
 
@@ -67,21 +69,48 @@ function envelope(stdout: string): HookVerdict {
   const reason = String(
     specific.permissionDecisionReason ?? parsed.reason ?? parsed.stopReason ?? "",
   );
-  const patch = parsed.updated_input ?? specific.updatedInput ?? parsed.updatedInput;
-  const context = [parsed.context, specific.additionalContext].flat()
-    .filter((c): c is string => typeof c === "string" && c !== "");
+  const patch = patchOf(parsed.updated_input ?? specific.updatedInput ?? parsed.updatedInput);
+  const context = [
+    parsed.context,
+    parsed.additionalContext,
+    parsed.additional_context,
+    specific.additionalContext,
+  ].flat().filter((c): c is string => typeof c === "string" && c !== "");
   const halt = parsed.halt === true || parsed.continue === false;
   const kind = halt
     ? "halt"
-    : decision === "deny" || decision === "block"
+    : decision === "deny" || decision === "block" || patch === "invalid"
     ? "deny"
     : decision === "allow" || decision === "approve"
     ? "allow"
     : "none";
+  const why = reason ||
+    (patch === "invalid"
+      ? "the hook's updated_input is not a JSON object; the call was not run"
+      : "");
   return {
     kind,
-    ...(reason ? { reason } : {}),
+    ...(why ? { reason: why } : {}),
     ...(isObject(patch) ? { updated_input: patch } : {}),
     ...(context.length > 0 ? { context } : {}),
   };
+}
+
+/**
+ * A rewrite as crush takes it: an object, or a string holding one (its older form).
+ * Anything else the hook sent is "invalid": the call is denied rather than run as the
+ * model wrote it, since the hook meant it to run otherwise.
+ */
+function patchOf(value: unknown): Record<string, unknown> | "invalid" | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (isObject(value)) return value;
+  if (typeof value === "string") {
+    try {
+      const parsed: unknown = JSON.parse(value);
+      if (isObject(parsed)) return parsed;
+    } catch {
+      // not JSON: invalid, below
+    }
+  }
+  return "invalid";
 }

@@ -94,3 +94,43 @@ Deno.test("e2e: options.disabled_tools takes bash away: not offered, not granted
     await ws.close();
   }
 });
+
+Deno.test("e2e hooks: a hook halting a sub-agent's call ends the parent run with exit 3", async () => {
+  const child = [scriptToolCall("view", { file_path: "README.md" }, "c_view"), scriptText("CHILD")];
+  const parent = [
+    scriptToolCall("agent", { prompt: "CHILD: read the readme" }, "p_agent"),
+    scriptToolCall("bash", { command: "echo parent-went-on" }, "p_bash"),
+    scriptText("never reached"),
+  ];
+  const ws = await workspace({
+    turns: (req) => {
+      const users = req.messages.filter((m) => m.role === "user");
+      const isChild = JSON.stringify(users[0]?.content ?? "").includes("CHILD:");
+      const step = req.messages.filter((m) => m.role === "assistant").length;
+      return (isChild ? child : parent)[step];
+    },
+  }, {
+    hooks: { PreToolUse: [{ matcher: "^view$", command: "echo 'frozen in child' >&2; exit 49" }] },
+  });
+  try {
+    await Deno.writeTextFile(`${ws.dir}/README.md`, "hi\n");
+    const r = await runMopac(["run", "-o", "stream-json", "delegate"], {
+      cwd: ws.dir,
+      perms: {},
+      flags: await printed(ws),
+      env: FAKE_ENV,
+    });
+    assert.equal(r.code, 3, r.stderr);
+    const result = events(r.stdout).at(-1)!;
+    assert.equal(result.subtype, "error_gate");
+    const denials = result.denials as Array<{ tool: string; rule: string; reason: string }>;
+    assert.deepEqual(denials.map((d) => `${d.tool} ${d.rule} ${d.reason}`), [
+      "view hooks.PreToolUse frozen in child",
+    ]);
+    // One request of the parent, one of the child; neither was asked again.
+    assert.equal(ws.fake.turnRequests().length, 2);
+    assert.ok(!r.stdout.includes("parent-went-on"));
+  } finally {
+    await ws.close();
+  }
+});

@@ -83,3 +83,19 @@ Deno.test("a halting hook's denial carries the halt", async () => {
   assert.equal(ran.result.denied, true);
   assert.equal(await exists(join(r.ws, "original")), false);
 });
+
+Deno.test("a rewrite written as a string: run when it holds an object, else nothing runs", async () => {
+  {
+    await using r = await runner({ updated_input: JSON.stringify({ command: "touch rewritten" }) });
+    const ran = await r.call("touch original");
+    assert.equal(ran.result.is_error, false, ran.result.content);
+    assert.equal(await exists(join(r.ws, "rewritten")), true);
+    assert.equal(await exists(join(r.ws, "original")), false);
+  }
+  await using r = await runner({ updated_input: "touch rewritten" });
+  const ran = await r.call("touch original");
+  assert.equal(ran.result.denied, true);
+  assert.match(ran.result.content, /updated_input is not a JSON object/);
+  assert.equal(await exists(join(r.ws, "original")), false, "the original never runs");
+  assert.equal(await exists(join(r.ws, "rewritten")), false);
+});

@@ -281,3 +281,31 @@ Deno.test("halt (exit 49 or JSON), deny, rewrite and context compose in config o
     },
   );
 });
+
+Deno.test("updated_input as crush also writes it (a string holding an object); anything else denies", async () => {
+  const run = (stdout: unknown) =>
+    new PreToolUseHooks([{ command: `echo '${JSON.stringify(stdout)}'` }], { cwd: "/" })
+      .check({ tool: "bash", input: { command: "npm test" } });
+  assert.deepEqual(await run({ updated_input: '{"command": "bun test"}' }), {
+    allow: true,
+    updated_input: { command: "bun test" },
+  });
+  // A rewrite the hook meant but that cannot be applied: never the original instead.
+  for (const bad of ["bun test", "[1]", 5, true, ["command"], '"x"']) {
+    const d = await run({ updated_input: bad });
+    assert.equal(d.allow, false, JSON.stringify(bad));
+    if (!d.allow) {
+      assert.equal(d.rule, "hooks.PreToolUse");
+      assert.match(d.reason, /updated_input is not a JSON object; the call was not run/);
+    }
+  }
+  const claude = await run({ hookSpecificOutput: { updatedInput: "rm -rf /" } });
+  assert.equal(claude.allow, false);
+  // null and absent mean no rewrite.
+  assert.deepEqual(await run({ updated_input: null, decision: "allow" }), { allow: true });
+  // crush's other spellings of context.
+  assert.deepEqual(await run({ additionalContext: "a", additional_context: ["b"] }), {
+    allow: true,
+    context: "a\nb",
+  });
+});
