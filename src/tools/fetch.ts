@@ -16,7 +16,7 @@ import { asToolError, ToolFailure } from "./failure.ts";
 import { looksBinary } from "./fs/text.ts";
 import { hostOf } from "../deno_perms/needs.ts";
 import { readAtMost } from "../util/bytes.ts";
-import { AddressRefused, httpGet } from "./net/http_get.ts";
+import { AddressRefused, httpGet, type HttpGetOptions } from "./net/http_get.ts";
 import { canonicalAddress } from "./net/addresses.ts";
 
 export interface FetchToolOptions {
@@ -37,6 +37,8 @@ export interface FetchToolOptions {
   hosts?: readonly string[];
   /** Extra CA certificates for https (tests). */
   ca_certs?: string[];
+  /** Opens each connection (tests: a stand-in for what DNS answers on each hop). */
+  connect?: HttpGetOptions["connect"];
 }
 
 /** The address entries of `fetch.hosts`, canonical, with their port when given. */
@@ -97,7 +99,11 @@ export function createFetchTool(options: FetchToolOptions = {}): Tool {
   const maxTimeout = Math.max(options.max_timeout ?? 120, defaultTimeout);
   const userAgent = options.user_agent ?? "mopac (headless coding agent; fetch tool)";
   const pageChars = options.page_chars ?? DEFAULT_LIMITS.maxChars - 500;
-  const net = { listedAddresses: listedAddresses(options.hosts), caCerts: options.ca_certs };
+  const net = {
+    listedAddresses: listedAddresses(options.hosts),
+    caCerts: options.ca_certs,
+    connect: options.connect,
+  };
   // The last few documents read, so that paging through one neither downloads it
   // again nor sees it shift between pages.
   const recent: Array<{ key: string; doc: Doc }> = [];
@@ -170,7 +176,7 @@ async function getWithinHost(
   start: URL,
   userAgent: string,
   signal: AbortSignal,
-  net: { listedAddresses: string[]; caCerts?: string[] },
+  net: Pick<HttpGetOptions, "listedAddresses" | "caCerts" | "connect">,
 ): Promise<Response> {
   let url = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {

@@ -7,12 +7,14 @@ import assert from "node:assert/strict";
 import { createFetchTool, listedAddresses } from "../../src/tools/fetch.ts";
 import { isPrivateAddress } from "../../src/tools/net/addresses.ts";
 import { call, makeContext } from "./_helpers.ts";
+import { waitFor } from "../_support/wait.ts";
 
 /** A raw TCP listener that records every connection and every byte it receives. */
 function listener() {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   let connections = 0;
+  let closed = 0;
   let bytes = 0;
   const conns: Deno.Conn[] = [];
   (async () => {
@@ -26,12 +28,15 @@ function listener() {
         } catch {
           // closed
         }
+        closed++;
       })();
     }
   })();
   return {
     port,
     stats: () => ({ connections, bytes }),
+    /** Every connection made so far was closed by its peer: `bytes` is final. */
+    allClosed: () => closed === connections,
     close() {
       for (const c of conns) {
         try {
@@ -138,6 +143,103 @@ Deno.test("fetch: an address listed in fetch.hosts is reached, with its port whe
     assert.match(byName.out.content, /^Refused/);
   } finally {
     await server.shutdown();
+  }
+});
+
+/** `conn` as if DNS had sent it to `hostname` (what the peer-address check reads). */
+function seenAs(conn: Deno.Conn, hostname: string): Deno.Conn {
+  return new Proxy(conn, {
+    get(target, key) {
+      if (key === "remoteAddr") return { transport: "tcp", hostname, port: 80 };
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("fetch: every redirect hop connects anew and is checked; a rebound name is refused", async () => {
+  const l = listener();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/hop") {
+        return new Response(null, { status: 302, headers: { location: "/next" } });
+      }
+      if (path === "/elsewhere") {
+        return new Response(null, {
+          status: 302,
+          headers: { location: `http://127.0.0.1:${l.port}/steal` },
+        });
+      }
+      if (path === "/metadata") {
+        return new Response(null, {
+          status: 301,
+          headers: { location: "http://169.254.169.254/latest/meta-data/" },
+        });
+      }
+      return new Response("reached");
+    },
+  );
+  try {
+    const ctx = makeContext("/tmp");
+    // DNS answers a public address for the first hop and the metadata address for the
+    // second (rebinding): the second connection lands on the listener, which must get
+    // nothing, because the address is checked before a byte is sent.
+    let hops = 0;
+    const rebinding = createFetchTool({
+      hosts: ["*"],
+      connect: async () => {
+        hops++;
+        if (hops === 1) {
+          return seenAs(
+            await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }),
+            "93.184.216.34",
+          );
+        }
+        return seenAs(
+          await Deno.connect({ hostname: "127.0.0.1", port: l.port }),
+          "169.254.169.254",
+        );
+      },
+    });
+    const rebound = await call(rebinding, {
+      url: `http://docs.example.test:${server.addr.port}/hop`,
+    }, ctx);
+    assert.equal(hops, 2);
+    assert.equal(rebound.out.is_error, true);
+    assert.match(rebound.out.content, /^Refused to fetch .*resolves to 169\.254\.169\.254/);
+    // Without the rebinding, the same two hops reach the page.
+    hops = 0;
+    const honest = createFetchTool({
+      hosts: ["*"],
+      connect: async () => {
+        hops++;
+        return seenAs(
+          await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port }),
+          "93.184.216.34",
+        );
+      },
+    });
+    const ok = await call(honest, { url: `http://docs.example.test:${server.addr.port}/hop` }, ctx);
+    assert.equal(ok.out.content, "reached");
+    assert.equal(hops, 2, "one connection, and one check, per hop");
+    // A redirect to a private address on another host is not followed at all.
+    const listed = createFetchTool({ hosts: [`127.0.0.1:${server.addr.port}`] });
+    for (const path of ["/elsewhere", "/metadata"]) {
+      const { out } = await call(
+        listed,
+        { url: `http://127.0.0.1:${server.addr.port}${path}` },
+        ctx,
+      );
+      assert.equal(out.is_error, true, path);
+      assert.match(out.content, /on another host\. It was not followed/, path);
+    }
+    await waitFor(l.allClosed, "the refused connection to close");
+    assert.deepEqual(l.stats(), { connections: 1, bytes: 0 }, "no request byte was sent");
+  } finally {
+    await server.shutdown();
+    l.close();
   }
 });
 

@@ -16,6 +16,8 @@ export interface HttpGetOptions {
   listedAddresses: readonly string[];
   /** Extra CA certificates (tests). */
   caCerts?: string[];
+  /** Opens the TCP connection (default Deno.connect); tests stand in for DNS with it. */
+  connect?: (to: { hostname: string; port: number }) => Promise<Deno.Conn>;
 }
 
 /** The request was refused before anything was sent. */
@@ -37,7 +39,7 @@ export async function httpGet(url: URL, opts: HttpGetOptions): Promise<Response>
   if (canonicalAddress(host) !== undefined && isPrivateAddress(host) && !listed(host)) {
     throw new AddressRefused(`${host} is a loopback, private, link-local or metadata address`);
   }
-  let conn: Deno.Conn = await Deno.connect({ hostname: host, port });
+  let conn: Deno.Conn = await (opts.connect ?? Deno.connect)({ hostname: host, port });
   const onAbort = () => conn.close();
   opts.signal.addEventListener("abort", onAbort, { once: true });
   try {
