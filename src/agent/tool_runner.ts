@@ -171,7 +171,8 @@ function unredactedRunner(opts: RunnerOptions): ToolRunner {
             type: "tool_result",
             tool_call_id: call.id,
             name: call.name,
-            content: truncateOutput(out.content, opts.limits) +
+            // Redacted before the cut too: a secret across the cut would leave half of it.
+            content: truncateOutput(opts.redact?.(out.content) ?? out.content, opts.limits) +
               (decision.context ? `\n\n${decision.context}` : ""),
             is_error: out.is_error === true,
             ...(out.images?.length ? { images: out.images } : {}),
