@@ -5,7 +5,8 @@
  * `bash.deny` and `bash.allow` patterns (shell_patterns.ts). Order of checks:
  *   unparsable script → dynamic command name → ban list → assignments to variables
  *   that change what runs → redirection targets the script does not spell out →
- *   deny patterns → allow patterns.
+ *   deny patterns → (with an allow list) code bash builds from run-time text →
+ *   allow patterns.
  */
 import type { Decision, ShellAccess, ShellAssignment, ShellCommand } from "./types.ts";
 import { banContext, banOf } from "./shell_ban_check.ts";
@@ -75,6 +76,8 @@ export function checkShell(access: ShellAccess, rules: ShellRules = {}): Decisio
     }
   }
   if (rules.allow !== undefined) {
+    const evaluated = checkEvaluations(access, rules.allow);
+    if (!evaluated.allow) return evaluated;
     // Patterns that only allow assignments (`PATH=*`) allow no command.
     const commandPatterns = rules.allow.filter((p) => parsePattern(p).words.length > 0);
     for (const cmd of access.commands) {
@@ -115,6 +118,27 @@ function checkAssignments(access: ShellAccess, allow: readonly string[]): Decisi
     }
   }
   return { allow: true };
+}
+
+/**
+ * An allow list promises that only the programs it names run. Bash also runs code it
+ * builds from text it has at run time (a variable's value in arithmetic can hold
+ * `a[$(cmd)]`; `${x@P}`; a subscript in a variable name), which no allow pattern can
+ * see, so under an allow list such constructs are refused. A list with `*` (every
+ * command) promises nothing of the kind: there, as under `coder`, they are not checked.
+ */
+function checkEvaluations(access: ShellAccess, allow: readonly string[]): Decision {
+  const everything = allow.some((p) => {
+    const words = parsePattern(p).words;
+    return words.length === 1 && words[0] === "*";
+  });
+  const e = everything ? undefined : access.evaluations[0];
+  if (!e) return { allow: true };
+  return deny(
+    "bash.eval",
+    `in \`${e.text}\`, ${e.what}; under a bash.allow list bash may not build code from ` +
+      "run-time text (use literal numbers, or a program the list allows)",
+  );
 }
 
 /**

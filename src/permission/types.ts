@@ -42,12 +42,24 @@ export interface ShellRedirect {
   text: string;
 }
 
+/**
+ * A place where bash makes code of text it only has at run time (a variable's value
+ * in arithmetic, `${x@P}`, a subscript in a variable name; src/tools/shell/evaluations.ts).
+ */
+export interface ShellEvaluation {
+  /** The construct as written. */
+  text: string;
+  /** What bash does with it, for the denial. */
+  what: string;
+}
+
 export interface ShellAccess {
   script: string;
   commands: ShellCommand[];
   /** Assignments that are statements of their own (not a command's prefix). */
   assignments: ShellAssignment[];
   redirects: ShellRedirect[];
+  evaluations: ShellEvaluation[];
   /**
    * Where `cd`, `pushd` and `popd` may take the script: static targets as written
    * (relative ones from wherever the script is), and whether one is only known at

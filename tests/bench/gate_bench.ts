@@ -1,14 +1,16 @@
 /**
  * `deno task bench gate`: what the shell policy costs per bash call. Parses and
- * checks every script of the adversarial corpora (assignments, deny spellings, bans)
- * and a set of ordinary commands, under coder and under an allowlist with deny
- * patterns, and prints the median and 95th percentile per check.
+ * checks every script of the adversarial corpora (assignments, deny spellings, bans,
+ * code built from run-time text) and a set of ordinary commands, under coder and
+ * under an allowlist with deny patterns, and prints the median and 95th percentile
+ * per check.
  */
 import { parseShell } from "../../src/tools/shell/parse.ts";
 import { checkShell } from "../../src/permission/shell_rules.ts";
 import { RISKY_ASSIGNMENTS } from "../permission/corpus_assign_test.ts";
 import { DENIED_SPELLINGS } from "../permission/corpus_deny_test.ts";
 import { BANNED } from "../permission/corpus_bans_test.ts";
+import { EVALUATED } from "../permission/corpus_eval_test.ts";
 
 const ORDINARY = [
   "git status",
@@ -26,9 +28,17 @@ const scripts = [
   ...RISKY_ASSIGNMENTS,
   ...DENIED_SPELLINGS,
   ...BANNED.map(([s]) => s),
+  ...EVALUATED,
   ...ORDINARY,
 ];
-const rules = { allow: ["*", "PATH=*"], deny: ["git push", "rm -rf", "npm publish"] };
+/** An allowlist naming the ordinary commands (so that every rule is checked) and deny patterns. */
+const rules = {
+  allow: [
+    ..."git npm deno ls cat jq grep sed python3 make ./build/app".split(" ").map((c) => `${c} *`),
+    "PATH=*",
+  ],
+  deny: ["git push", "rm -rf", "npm publish"],
+};
 const runs = Number(Deno.args[Deno.args.indexOf("--runs") + 1]) || 20;
 
 function measure(check: (s: string) => unknown): number[] {

@@ -296,3 +296,38 @@ Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.d
     await ws.close();
   }
 });
+
+Deno.test("e2e holes: under an allow list, bash builds no code from run-time text", async () => {
+  const out = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-holes-eval-" }));
+  const bash = (command: string) => scriptToolCall("bash", { command });
+  const turns: ScriptedTurn[] = [
+    bash(`x='a[$(touch ${out}/arith)]'; echo $((x))`),
+    bash(`read -r x <<< '$(touch ${out}/prompt)'; echo "\${x@P}"`),
+    bash(`printf -v 'a[$(touch ${out}/name)]' %s x`),
+    bash("echo $((6*7)) && git status --short"),
+    scriptText("done"),
+  ];
+  const ws = await workspace({ turns }, {
+    agents: { coder: { bash: { allow: ["git status*"] } } },
+  });
+  try {
+    await new Deno.Command("git", { args: ["init", "-q"], cwd: ws.dir }).output();
+    const r = await runMopac(["run", "--sandbox", "off", "-o", "stream-json", "try"], {
+      cwd: ws.dir,
+      perms: {},
+      flags: await sandboxFlags(ws),
+      env: FAKE_ENV,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const ev = events(r.stdout);
+    const rules = (ev.at(-1)!.denials as Array<{ rule: string }>).map((d) => d.rule);
+    assert.deepEqual(rules, ["bash.eval", "bash.eval", "bash.eval"]);
+    const last = ev.filter((e) => e.type === "tool_result").at(-1)!;
+    assert.equal(last.is_error, false, String(last.output));
+    assert.match(String(last.output), /^42$/m);
+    assert.deepEqual([...Deno.readDirSync(out)], []);
+  } finally {
+    await ws.close();
+    await Deno.remove(out, { recursive: true });
+  }
+});

@@ -16,6 +16,7 @@ function shell(script: string): ShellAccess {
     commands: [{ argv, dynamic: false, text: script }],
     assignments: [],
     redirects: [],
+    evaluations: [],
     cd: { targets: [], unknown: false },
   };
 }

@@ -66,6 +66,7 @@ Deno.test("a project's narrowing intersects tools and adds deny rules; it never 
           commands: [{ argv: command.split(" "), text: command, dynamic: false }],
           assignments: [],
           redirects: [],
+          evaluations: [],
           cd: { targets: [], unknown: false },
         },
       },

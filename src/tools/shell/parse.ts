@@ -33,6 +33,7 @@ import {
   letAssignments,
 } from "./assignments.ts";
 import { candidateCwds, noteCd, redirectOf } from "./redirects.ts";
+import { builtinEvaluations, evaluationsOf } from "./evaluations.ts";
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_DEPTH = 8;
@@ -54,6 +55,7 @@ export function parseShell(script: string, options: { cwd?: string } = {}): Shel
     commands: [],
     assignments: [],
     redirects: [],
+    evaluations: [],
     cd: { targets: [], unknown: false },
   };
   try {
@@ -84,6 +86,7 @@ function collect(
   const stmtOf = new Map<string, Stmt>();
   // Walk is pre-order: a pipe and a statement are seen before the commands below them.
   walk(file, (node, type) => {
+    out.evaluations.push(...evaluationsOf(node, type, src));
     if (type === "BinaryCmd") {
       const bin = node as BinaryCmd;
       if (bin.Op === OP.pipe || bin.Op === OP.pipeAll) {
@@ -176,6 +179,7 @@ function report(words: ResolvedWord[], text: string, where: Where, out: Found): 
   out.commands.push(command(words, text, false, where));
   const name = commandName(words[0].static ? words[0].value : words[0].basename ?? "");
   out.assignments.push(...builtinAssignments(name, words, text));
+  out.evaluations.push(...builtinEvaluations(name, words, text));
   if (name === "cd" || name === "pushd" || name === "popd") noteCd(name, words, out.cd);
 }
 

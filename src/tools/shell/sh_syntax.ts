@@ -36,6 +36,8 @@ export interface CallExpr extends Node {
 }
 /** `NAME=value`, `NAME+=value`, `NAME[i]=value`, `NAME=(…)`; in `export`, also a bare word. */
 export interface Assign extends Node {
+  /** `NAME[i]=…`: the subscript, an arithmetic expression. */
+  Index: Node | null;
   /** Absent for a bare word of a declaration (`export "$X"`, `declare -n`). */
   Name: Lit | null;
   Value: Word | null;
@@ -50,6 +52,32 @@ export interface DeclClause extends Node {
 export interface ParamExp extends Node {
   Param: Lit | null;
   Exp: { Op: number; Word: Word | null } | null;
+  /** `${!x}` (and `${!x[@]}`, `${!prefix*}`, told apart by Index and Names). */
+  Excl: boolean;
+  /** `${#x}`. */
+  Length: boolean;
+  /** `${a[i]}`: an arithmetic expression (or `@`, `*`). */
+  Index: Node | null;
+  /** `${!prefix*}` / `${!prefix@}`. */
+  Names: number;
+  /** `${s:offset:length}`: arithmetic expressions. */
+  Slice: { Offset: Node | null; Length: Node | null } | null;
+}
+/** `$((…))`, `$[…]` and `((…))`. */
+export interface ArithmRoot extends Node {
+  X: Node;
+}
+/** `for ((init; cond; post))`. */
+export interface CStyleLoop extends Node {
+  Init: Node | null;
+  Cond: Node | null;
+  Post: Node | null;
+}
+/** `[[ x OP y ]]` and `[[ OP x ]]`. */
+export interface TestNode extends Node {
+  Op: number;
+  X: Node;
+  Y?: Node;
 }
 /** The loop variable of `for NAME in …` and `select NAME in …`. */
 export interface WordIter extends Node {
@@ -149,6 +177,20 @@ export const ASSIGNING_ARITHM: ReadonlySet<number> = new Set([
   opOf("((a++))", "UnaryArithm"),
   opOf("((a--))", "UnaryArithm"),
 ]);
+/** Plain `=` in arithmetic: the left side is set, not read. */
+export const ARITHM_ASSIGN: number = opOf("((a=1))", "BinaryArithm");
+/** The `@` of `${x@Q}`, `${x@P}`, …: the operator letter is the expansion's word. */
+export const PARAM_AT: number = firstOf<ParamExp>(": ${a@Q}", "ParamExp").Exp!.Op;
+/** `[[ a -eq b ]]` and the other tests that evaluate both sides as arithmetic. */
+export const ARITHM_TESTS: ReadonlySet<number> = new Set(
+  ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"].map((op) =>
+    firstOf<TestNode>(`[[ a ${op} b ]]`, "BinaryTest").Op
+  ),
+);
+/** `[[ -v NAME ]]` and `[[ -R NAME ]]`: NAME's subscript is evaluated. */
+export const NAME_TESTS: ReadonlySet<number> = new Set(
+  ["-v", "-R"].map((op) => firstOf<TestNode>(`[[ ${op} a ]]`, "UnaryTest").Op),
+);
 /** `${NAME=word}` and `${NAME:=word}` assign when NAME is unset (or empty). */
 export const ASSIGNING_PARAM: ReadonlySet<number> = new Set(
   [": ${a=1}", ": ${a:=1}"].map((src) => firstOf<ParamExp>(src, "ParamExp").Exp!.Op),
