@@ -110,8 +110,12 @@ Deno.test("MCP servers and hooks see the clean base plus what config passes, nev
     const hook = parseEnv(await Deno.readTextFile(hookEnv));
     assert.equal(hook.get("MOPAC_TOOL_NAME"), "bash");
     assert.equal(hook.get("MOPAC_EVENT"), "PreToolUse");
+    assert.equal(hook.get("CRUSH_TOOL_INPUT_COMMAND"), "true", "crush's variables too");
+    // crush's variables (CRUSH_*, CRUSH, AGENT, AI_AGENT) beside MOPAC_*, and nothing else.
+    const documented = (k: string) =>
+      /^(MOPAC|CRUSH)_/.test(k) || ["CRUSH", "AGENT", "AI_AGENT"].includes(k);
     assert.deepEqual(
-      [...hook.keys()].filter((k) => !BASE.has(k) && !k.startsWith("MOPAC_")),
+      [...hook.keys()].filter((k) => !BASE.has(k) && !documented(k)),
       [],
       "the hook got more than its documented variables",
     );
