@@ -2,7 +2,9 @@
  * Turns an MCP `tools/call` result into what the model gets: text for everything it
  * can read, image parts only when the model takes attachments (a placeholder line
  * otherwise), placeholders for audio and binary blobs, and `structuredContent` as
- * JSON when the server sent no text. `isError` becomes a tool error.
+ * JSON only when the content has no blocks of its own to show (servers such as
+ * server-filesystem repeat an image there as base64). Base64 never goes to the model
+ * as text: long base64 strings in JSON become placeholders. `isError` becomes a tool error.
  */
 import type { ImagePart } from "../domain/message.ts";
 import type { ToolOutput } from "../tools/types.ts";
@@ -54,10 +56,25 @@ export function checkImage(raw: string): { mime: string; data: string } | { prob
   return { mime: found[0], data };
 }
 
+/** Shorter strings may be words or ids that happen to look like base64. */
+const MIN_BASE64_IN_JSON = 256;
+
+/** JSON of `value` with every long base64 string replaced by a placeholder. */
+export function jsonWithoutBase64(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (typeof v !== "string" || v.length < MIN_BASE64_IN_JSON) return v;
+    // Base64 may be wrapped in lines, never spaced; real text of that length has spaces.
+    const compact = v.replace(/[\r\n]+/g, "");
+    const encoded = BASE64.test(compact) && /[0-9+/]/.test(compact);
+    return encoded ? `[base64 data omitted: ${size(base64Bytes(compact))}]` : v;
+  }, 2);
+}
+
 export function mapCallResult(result: CallResultLike, attachments: boolean): ToolOutput {
   const texts: string[] = [];
   const images: ImagePart[] = [];
   let sawText = false;
+  let sawOther = false;
 
   const addImage = (declared: string, raw: string, label: string) => {
     const checked = checkImage(raw);
@@ -81,6 +98,7 @@ export function mapCallResult(result: CallResultLike, attachments: boolean): Too
     ? [{ type: "text", text: result.content }]
     : [];
   for (const block of blocks) {
+    if (block?.type !== "text") sawOther = true;
     switch (block?.type) {
       case "text":
         sawText = true;
@@ -124,11 +142,12 @@ export function mapCallResult(result: CallResultLike, attachments: boolean): Too
     }
   }
 
-  if (!sawText && result.structuredContent !== undefined) {
-    texts.push(JSON.stringify(result.structuredContent, null, 2));
+  // structuredContent repeats the content (MCP says so): shown only when nothing else is.
+  if (!sawText && !sawOther && result.structuredContent !== undefined) {
+    texts.push(jsonWithoutBase64(result.structuredContent));
   }
   if (blocks.length === 0 && result.structuredContent === undefined && "toolResult" in result) {
-    texts.push(JSON.stringify(result.toolResult, null, 2));
+    texts.push(jsonWithoutBase64(result.toolResult));
   }
 
   const output: ToolOutput = { content: texts.join("\n") };

@@ -1,6 +1,6 @@
 /**
  * The module graph of every process a test starts, in Deno's cache before any test
- * runs: main.ts, the MCP fixture servers, the helper scripts and server-everything,
+ * runs: main.ts, the MCP fixture servers, the helper scripts and the npm servers,
  * each resolved through deno.json's import map and deno.lock. Those processes then load
  * from the cache and never download while a start-up timer runs, whatever the
  * machine's cache held before.
@@ -44,6 +44,7 @@ export function entryPoints(): string[] {
     "main.ts",
     ...[...scripts(join(REPO, "tests"))].map((p) => relative(REPO, p)).sort(),
     imports["@modelcontextprotocol/server-everything"],
+    imports["@modelcontextprotocol/server-filesystem"],
   ];
 }
 

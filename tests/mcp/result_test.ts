@@ -1,6 +1,6 @@
 /** Result mapping, the headless elicitation answer and the config helpers: pure functions. */
 import assert from "node:assert/strict";
-import { mapCallResult } from "../../src/mcp/result.ts";
+import { jsonWithoutBase64, mapCallResult } from "../../src/mcp/result.ts";
 import { answerElicitation } from "../../src/mcp/client_factory.ts";
 import {
   configProblem,
@@ -80,6 +80,20 @@ Deno.test("structuredContent is JSON text only when there is no text", () => {
   assert.deepEqual(mapCallResult({ toolResult: { legacy: true } }, false), {
     content: '{\n  "legacy": true\n}',
   });
+});
+
+Deno.test("structuredContent is left out when the content has other blocks; base64 in JSON is a placeholder", () => {
+  const data = btoa(String.fromCharCode(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0)) +
+    "A".repeat(400);
+  const image = { type: "image", data, mimeType: "image/png" };
+  const out = mapCallResult({ content: [image], structuredContent: { content: [image] } }, false);
+  assert.equal(out.content, "[image omitted: image/png, 309 B; not viewable here]");
+
+  const only = mapCallResult({ content: [], structuredContent: { file: data, name: "x" } }, false);
+  assert.equal(only.content, '{\n  "file": "[base64 data omitted: 309 B]",\n  "name": "x"\n}');
+  // Long text that only looks like base64 letters is kept (it has spaces).
+  const prose = "word ".repeat(80).trim();
+  assert.equal(jsonWithoutBase64({ prose }), JSON.stringify({ prose }, null, 2));
 });
 
 Deno.test("elicitation: accept with defaults when every required field has one, else decline", () => {
