@@ -21,6 +21,7 @@ import {
 import type { CallResultLike } from "./result.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { ANY_RESULT, type ListedTool, listTools, preview } from "./tool_listing.ts";
+import { callToolAsTask } from "./task_call.ts";
 
 export interface ConnectionOptions {
   logDir: string;
@@ -80,19 +81,26 @@ export class McpConnection {
     for (;;) {
       const gen = this.#generation;
       try {
-        // ANY_RESULT: an odd content block must not cost the whole result (see lenient.ts).
-        const result = await this.#client!.request(
-          { method: "tools/call", params: { name: tool, arguments: args } },
-          ANY_RESULT,
-          {
+        const asTask = this.tools.find((t) => t.name === tool)?.taskSupport === "required";
+        // ANY_RESULT: an odd content block must not cost the whole result (see tool_listing.ts).
+        const result = asTask
+          ? await callToolAsTask(this.#client!, tool, args, {
             signal,
-            timeout: timeoutMs(this.cfg),
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: maxTotalMs(this.cfg),
-            // Asking for progress is what makes the server send it (and so extend the timeout).
-            onprogress: () => {},
-          },
-        );
+            timeoutMs: timeoutMs(this.cfg),
+            maxTotalMs: maxTotalMs(this.cfg),
+          })
+          : await this.#client!.request(
+            { method: "tools/call", params: { name: tool, arguments: args } },
+            ANY_RESULT,
+            {
+              signal,
+              timeout: timeoutMs(this.cfg),
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: maxTotalMs(this.cfg),
+              // Asking for progress is what makes the server send it (and so extend the timeout).
+              onprogress: () => {},
+            },
+          );
         if (typeof result !== "object" || result === null || Array.isArray(result)) {
           throw new McpCallError(
             "protocol",

@@ -18,6 +18,8 @@ export interface ListedTool {
   title?: string;
   description?: string;
   inputSchema: unknown;
+  /** `execution.taskSupport`: "required" tools are called as tasks (task_call.ts). */
+  taskSupport?: string;
 }
 
 /** Every allowed tool; [] when the server offers no tools. `log` gets one line per warning. */
@@ -98,11 +100,13 @@ export function readToolsPage(
       warn(`tool ${JSON.stringify(name)} dropped: its input schema is invalid: ${problem}`);
       return;
     }
+    const execution = isObject(tool.execution) ? tool.execution : {};
     tools.push({
       name,
       title: optionalString(tool.title),
       description: optionalString(tool.description),
       inputSchema: tool.inputSchema,
+      ...(optionalString(execution.taskSupport) && { taskSupport: String(execution.taskSupport) }),
     });
   });
   const cursor = raw.nextCursor;
