@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import type { Skill } from "../agent/system_prompt.ts";
 import { canRead, expandHome, readCapped } from "./project_context.ts";
 import { within } from "../config/mod.ts";
+import { readEnv } from "../util/env.ts";
 
 const SKILL_FILE = "SKILL.md";
 /** How deep below a skills path SKILL.md files are looked for, and how many are taken. */
@@ -30,8 +31,10 @@ export interface SkillOptions {
 /** Sorted by path; a later skill with the same name replaces an earlier one. */
 export async function findSkills(root: string, opts: SkillOptions): Promise<Skill[]> {
   const files: string[] = [];
+  // `~/` is the home folder, as in a shell (not a folder named "~" in the workspace).
+  const home = opts.home ?? readEnv("HOME");
   for (const p of opts.paths) {
-    await collect(resolve(root, expandHome(p, opts.home)), 0, files);
+    await collect(resolve(root, expandHome(p, home)), 0, files);
   }
   const byName = new Map<string, Skill>();
   for (const file of files) {
