@@ -176,6 +176,11 @@ async function openRun(
   stack.defer(() => quietly(() => session.handle.close()));
   const model = restoredModel(resolved, session.lastModel, args, warn);
   if (model !== resolved.model) redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  if (args.verbose) {
+    for (const { path, source } of loaded.unusedKeys()) {
+      warn(`mopac: ${path.join(".")} (${source}) is a crush key mopac does not use; ignored`);
+    }
+  }
   if (model.unlisted && args.verbose) {
     warn(`mopac: ${model.provider_id}/${model.model_id} is not in the catalog; limits are guesses`);
   }

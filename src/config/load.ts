@@ -27,7 +27,7 @@ import { decideTrust, realPathOf, TRUST_ENV, within } from "./trust.ts";
 import { checkDataDirLinks, ProjectLayers } from "./project_layers.ts";
 import { FileLayers, operatorLayers } from "./file_layers.ts";
 import { buildConfig } from "./build.ts";
-import { sourceLines } from "./sources.ts";
+import { sourceLines, unusedKeyLines } from "./sources.ts";
 import type { LoadedConfig, LoadOptions } from "./loaded.ts";
 import { BUILTIN_PROFILE_NAMES } from "../domain/profile_names.ts";
 
@@ -149,6 +149,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
         narrowingByFile: perFile,
         ignored: project.ignored,
       }),
+    unusedKeys: () => unusedKeyLines(merged, sourceOf),
     referencedEnv: [...files.referenced].sort(),
     expandedPaths: files.expandedPaths,
     envUsed: [...envUsed].sort(),

@@ -69,6 +69,8 @@ export interface LoadedConfig {
   sourceOf(path: JsonPath | string): string | undefined;
   /** Every leaf value and where it came from, in key order, then what a project could not set. */
   sources(): SourceLine[];
+  /** crush keys mopac accepts and does not use (see ignored.ts), each with its source. */
+  unusedKeys(): { path: JsonPath; source: string }[];
   /** Environment variables that config files reference with $VAR / ${VAR}. */
   referencedEnv: string[];
   /** Paths whose value came out of $VAR / $(cmd) expansion (secrets live here). */

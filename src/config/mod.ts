@@ -40,3 +40,4 @@ export {
 } from "./paths.ts";
 export { CONFIG_ENV_VARS } from "./layers.ts";
 export { type JsonPath, parsePath } from "./jsonc.ts";
+export { ignoredKeyOf } from "./ignored.ts";

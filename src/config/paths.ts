@@ -5,10 +5,13 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { UsageError } from "../util/errors.ts";
 
-/** Project file names in one folder, lowest first: crush's below mopac's. */
+/**
+ * Project file names in one folder, lowest first: crush's below mopac's, and of
+ * crush's, `.crush.json` above `crush.json` as crush itself has it.
+ */
 export const PROJECT_FILE_NAMES = [
-  ".crush.json",
   "crush.json",
+  ".crush.json",
   ".mopacrc",
   "mopacrc",
   ".mopac.json",

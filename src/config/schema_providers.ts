@@ -87,6 +87,9 @@ export const ProviderConfigSchema = z.strictObject({
   oauth: z.unknown().optional().describe("crush; ignored"),
   discover_models: z.boolean().optional().describe("crush; ignored"),
   flat_rate: z.boolean().optional().describe("crush; ignored"),
+  aws_auth_refresh: z.unknown().optional().describe(
+    "crush; ignored (mopac runs no command to refresh provider credentials)",
+  ),
   // mopac extensions
   use_max_completion_tokens: z.boolean().optional(),
   cache_control: z.boolean().optional(),

@@ -6,6 +6,7 @@ import { type JsonPath, parsePath } from "./jsonc.ts";
 import type { SourceLine } from "./loaded.ts";
 import { isPlainObject } from "./merge.ts";
 import type { IgnoredKey, LimitCaps, Narrowing } from "./narrowing.ts";
+import { ignoredKeys } from "./ignored.ts";
 
 export function sourceLines(input: {
   merged: Record<string, unknown>;
@@ -30,6 +31,16 @@ export function sourceLines(input: {
       note: `${project}: ignored (${i.reason})`,
     })),
   ];
+}
+
+/** The crush keys of the merged config that mopac does not use, once each, with a source. */
+export function unusedKeyLines(
+  merged: Record<string, unknown>,
+  sourceOf: (path: JsonPath) => string | undefined,
+): { path: JsonPath; source: string }[] {
+  return ignoredKeys(
+    leaves(merged).map((path) => ({ path, source: sourceOf(path) ?? "defaults" })),
+  );
 }
 
 export function narrowingSources(

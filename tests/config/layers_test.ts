@@ -12,8 +12,9 @@ Deno.test("every layer is read, lowest first, and the highest one wins", async (
       await sb.write(sb.systemFile, turns(1)),
       await sb.write(join(sb.xdgConfig, "mopac", "mopac.json"), turns(2)),
       await sb.write(join(sb.xdgData, "mopac", "mopac.json"), turns(3)),
-      await sb.write(join(sb.repo, ".crush.json"), turns(4)),
-      await sb.write(join(sb.repo, "crush.json"), turns(5)),
+      // crush's own order: .crush.json wins over crush.json.
+      await sb.write(join(sb.repo, "crush.json"), turns(4)),
+      await sb.write(join(sb.repo, ".crush.json"), turns(5)),
       await sb.write(join(sb.repo, ".mopacrc"), turns(6)),
       await sb.write(join(sb.repo, "mopacrc"), turns(7)),
       await sb.write(join(sb.repo, ".mopac.json"), turns(8)),

@@ -7,7 +7,7 @@ import { parseFlags, splitCommon } from "../flags.ts";
 import { EXIT } from "../exit_codes.ts";
 import { UsageError } from "../../util/errors.ts";
 import { runSecrets } from "../../secrets/sources.ts";
-import { configJsonSchema } from "../../config/mod.ts";
+import { configJsonSchema, ignoredKeyOf } from "../../config/mod.ts";
 
 export async function configCommand(argv: string[], io: Io): Promise<number> {
   const { rest, load } = splitCommon(argv, io);
@@ -21,9 +21,14 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
     case "show":
       if (values.sources) {
         // A third column for what an untrusted project gave: how it was used, or why not.
+        // Keys mopac ignores (crush's TUI, LSP, …) are listed apart, once each.
         for (const { path, source, note } of loaded.sources()) {
+          if (ignoredKeyOf(path) && (!note || note.endsWith(": used"))) continue;
           io.out(`${path.join(".") || "*"}\t${source}${note ? `\t${note}` : ""}\n`);
         }
+        const unused = loaded.unusedKeys();
+        if (unused.length > 0) io.out("ignored (accepted for crush, unused by mopac):\n");
+        for (const { path, source } of unused) io.out(`  ${path.join(".")}\t${source}\n`);
       } else {
         // Keys, header values and referenced env values never reach stdout.
         const shown = runSecrets(loaded, []).redactValue(loaded.config);
