@@ -1,6 +1,8 @@
 /**
  * The run's redactor applied where its output leaves: session records, events and
- * the outcome the CLI prints. Which values are secret is src/secrets' business.
+ * the outcome the CLI prints. Which values are secret is src/secrets' business; the
+ * redactor may learn more while the run goes on (OAuth tokens), so none of these
+ * wrappers is skipped for a redactor that starts out empty.
  */
 import type { Redactor } from "../secrets/redactor.ts";
 import type { SessionWriter } from "../session/types.ts";
@@ -12,7 +14,6 @@ export function secretSafeWriter<W extends SessionWriter>(
   inner: W,
   redactor: Redactor,
 ): SessionWriter {
-  if (redactor.size === 0) return inner;
   return {
     id: inner.id,
     saveMessage: (m, opts) => inner.saveMessage(redactor.redactValue(m), opts),
@@ -41,7 +42,6 @@ export function redactingEmit(
     if (held && held.delta !== "") emit(held);
     held = undefined;
   };
-  if (redactor.size === 0) return Object.assign((e: AgentEvent) => emit(e), { flush() {} });
   const safe = (e: AgentEvent) => {
     if (e.type === "text" || e.type === "reasoning") {
       if (held && (held.type !== e.type || held.message_id !== e.message_id)) release();

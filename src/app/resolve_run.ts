@@ -10,6 +10,7 @@ import {
   type LoadedConfig,
   lowerCaps,
   type Narrowing,
+  oauthTokenDir,
 } from "../config/mod.ts";
 import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
@@ -24,6 +25,7 @@ import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
 import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
+import { oauthMode } from "../mcp/oauth/settings.ts";
 import { readEnv } from "../util/env.ts";
 import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
@@ -193,6 +195,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,
     smallModelUrl: args.replay ? undefined : smallModel.base_url,
     subAgentModelUrl: args.replay ? undefined : subAgent?.model.base_url,
+    oauthDir: Object.values(servers).some((s) => oauthMode(s, transportKind(s)) !== "off")
+      ? oauthTokenDir(readEnv)
+      : undefined,
   });
   needs.push(...jailNeeds(jail));
   for (const [name, s] of Object.entries(servers)) {

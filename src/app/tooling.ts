@@ -3,7 +3,8 @@
  * can use them), the gate, and the runner every call goes through.
  */
 import { resolve } from "node:path";
-import { type Config, logsDir } from "../config/mod.ts";
+import { type Config, logsDir, oauthTokenDir } from "../config/mod.ts";
+import { readEnv } from "../util/env.ts";
 import type { McpManager, McpManagerOptions, McpServerStatus } from "../mcp/manager.ts";
 import { builtinTools } from "../tools/registry.ts";
 import { createToolRunner, type ToolRunner } from "../agent/tool_runner.ts";
@@ -67,6 +68,12 @@ export function mcpManagerOptions(
     clientVersion: VERSION,
     redactLog: (text) => redactor.redact(text),
     roots: config.options?.mcp_roots?.map((p) => resolve(paths.workspace, p)),
+    // Logins live in the user's data dir; tokens join the secrets as they are loaded or obtained.
+    oauth: {
+      dir: oauthTokenDir(readEnv) ?? "",
+      clientName: "mopac",
+      onSecret: (value) => redactor.add(value),
+    },
   };
 }
 

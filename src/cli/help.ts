@@ -10,6 +10,7 @@ Usage:
   mopac sessions list|show|export|rm|search|reindex
   mopac models [--json]           the catalog and configured providers
   mopac mcp list|tools|ping|call  configured MCP servers
+  mopac mcp login|logout SERVER   log in to (or out of) an MCP server behind OAuth
   mopac config show|path|validate
   mopac schema                    JSON Schema of the config file
   mopac sandbox [--check]         the narrowest Deno permission flags for this config;

@@ -33,6 +33,7 @@ export {
   defaultDataDir,
   findGitRoot,
   logsDir,
+  oauthTokenDir,
   PROJECT_FILE_NAMES,
   resolveDataDir,
   SYSTEM_CONFIG_FILE,

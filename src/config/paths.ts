@@ -76,6 +76,18 @@ export function userDirs(env: (n: string) => string | undefined, home?: string):
   };
 }
 
+/**
+ * Where OAuth logins of MCP servers are kept: the user's data dir, never the
+ * project's (which the repository, and so the model, can reach).
+ */
+export function oauthTokenDir(
+  env: (n: string) => string | undefined,
+  home?: string,
+): string | undefined {
+  const { dataHome } = userDirs(env, home);
+  return dataHome ? join(dataHome, "mopac", "mcp-oauth") : undefined;
+}
+
 export interface DataDirInput {
   cwd: string;
   workspaceRoot: string;

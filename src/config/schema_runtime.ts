@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { DURATION_FORMS, MAX_TIMER_SECONDS, parseDurationSeconds } from "../util/duration.ts";
+import { checkMcpOAuth, McpOAuthKeys } from "./schema_mcp_oauth.ts";
 
 /** A duration in config: seconds or "90s" / "10m" / "1h30m"; validated config holds seconds. */
 export const DurationSchema = z
@@ -37,7 +38,10 @@ export const NetworkSchema = z.union([
   }),
 ]).describe('Network for jailed processes: "none" (default), "all", or {"hosts": [...]}');
 
-/** crush's MCP block verbatim plus mopac's `required`; `type` is inferred like crush does. */
+/**
+ * crush's MCP block verbatim plus mopac's `required`, `sandbox` and OAuth keys
+ * (schema_mcp_oauth.ts); `type` is inferred like crush does.
+ */
 export const McpServerSchema = z
   .strictObject({
     type: z.enum(["stdio", "sse", "http"]).optional().describe(
@@ -62,12 +66,9 @@ export const McpServerSchema = z
     sandbox: z.union([z.boolean(), z.strictObject({ network: NetworkSchema.optional() })])
       .optional()
       .describe("mopac: run this stdio server in the OS jail (true: no network)"),
+    ...McpOAuthKeys,
     // crush keys without meaning here
     sessionless: z.boolean().optional().describe("crush; ignored"),
-    oauth: z.boolean().optional().describe("crush; ignored"),
-    oauth_client_id: z.string().optional().describe("crush; ignored"),
-    oauth_client_secret: z.string().optional().describe("crush; ignored"),
-    oauth_callback_port: z.int().optional().describe("crush; ignored"),
     channel_enabled: z.boolean().optional().describe("crush; ignored"),
     channel_reply: z.unknown().optional().describe("crush; ignored"),
   })
@@ -87,6 +88,7 @@ export const McpServerSchema = z
         ctx.addIssue({ code: "custom", path: ["url"], message: "url must start with http(s)://" });
       }
     }
+    checkMcpOAuth(server, kind, ctx);
   });
 
 const HookSchema = z.strictObject({

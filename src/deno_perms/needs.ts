@@ -37,6 +37,8 @@ export interface RunPlan {
   smallModelUrl?: string;
   /** The base URL of the model `agent` tool calls run on, when the profile names its own. */
   subAgentModelUrl?: string;
+  /** Where OAuth logins of MCP servers are kept, when a server may use one. */
+  oauthDir?: string;
 }
 
 const WRITE_TOOLS: readonly string[] = ["edit", "multiedit", "write"] satisfies BuiltinToolName[];
@@ -46,6 +48,8 @@ const SHELL_TOOLS: readonly string[] = [
   "job_kill",
 ] satisfies BuiltinToolName[];
 const FETCH_TOOL = "fetch tool";
+/** Only a server that needs a login needs these; one that does not runs without. */
+const OAUTH_LOGINS = "MCP OAuth logins";
 
 export function permissionNeeds(plan: RunPlan): Need[] {
   const needs: Need[] = [
@@ -99,16 +103,21 @@ export function permissionNeeds(plan: RunPlan): Need[] {
     modelHosts.add(host);
     needs.push({ kind: "net", host, why });
   }
+  if (plan.oauthDir) {
+    needs.push({ kind: "read", path: plan.oauthDir, why: OAUTH_LOGINS });
+    needs.push({ kind: "write", path: plan.oauthDir, why: OAUTH_LOGINS });
+  }
   return needs;
 }
 
 /**
  * The needs a run cannot start without. `fetch` reaching its hosts is not one of
  * them: without the grant its calls fail as tool errors naming the flag, and the rest
- * of the run works.
+ * of the run works. Nor is the folder of OAuth logins: a server that needs a login it
+ * cannot read fails naming `mopac mcp login`, and servers that need none work.
  */
 export function requiredNeeds(needs: readonly Need[]): Need[] {
-  return needs.filter((n) => !(n.kind === "net" && n.why === FETCH_TOOL));
+  return needs.filter((n) => !(n.kind === "net" && n.why === FETCH_TOOL) && n.why !== OAUTH_LOGINS);
 }
 
 /** `host:port` of a URL, with the scheme's default port made explicit. */

@@ -4,9 +4,12 @@
  * derived values every other MCP module needs: the transport kind and the time limits.
  */
 
+import type { McpOAuthConfig } from "./oauth/settings.ts";
+
 export type McpTransportKind = "stdio" | "sse" | "http";
 
-export interface McpServerConfig {
+/** With the OAuth keys of http/sse servers (oauth/settings.ts). */
+export interface McpServerConfig extends McpOAuthConfig {
   type?: McpTransportKind;
   command?: string;
   args?: string[];

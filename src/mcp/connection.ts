@@ -6,7 +6,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-import { maxTotalMs, type McpServerConfig, timeoutMs } from "./config.ts";
+import { maxTotalMs, type McpServerConfig, timeoutMs, transportKind } from "./config.ts";
 import { createClient } from "./client_factory.ts";
 import { closeQuietly, createTransport } from "./transports.ts";
 import { StdioTransport } from "./stdio_transport.ts";
@@ -22,6 +22,9 @@ import type { CallResultLike } from "./result.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { ANY_RESULT, type ListedTool, listTools, preview } from "./tool_listing.ts";
 import { callToolAsTask } from "./task_call.ts";
+import { type OAuthContext, OAuthSession } from "./oauth/session.ts";
+import { isOAuthError } from "./oauth/errors.ts";
+import { oauthMode } from "./oauth/settings.ts";
 
 export interface ConnectionOptions {
   logDir: string;
@@ -30,6 +33,8 @@ export interface ConnectionOptions {
   clientVersion: string;
   roots?: string[];
   redactLog?: (text: string) => string;
+  /** OAuth for http/sse servers; absent: no tokens are stored or sent. */
+  oauth?: OAuthContext;
 }
 
 export type ConnectionState = "idle" | "connected" | "failed" | "closed";
@@ -51,11 +56,19 @@ export class McpConnection {
   #reconnecting?: Promise<void>;
   #closing: Promise<void>[] = [];
 
+  /** The server's OAuth, shared by every reconnect (tokens, step-up count). */
+  readonly oauth?: OAuthSession;
+
   constructor(
     readonly name: string,
     readonly cfg: McpServerConfig,
     private readonly opts: ConnectionOptions,
-  ) {}
+  ) {
+    const mode = oauthMode(cfg, transportKind(cfg));
+    if (opts.oauth && mode !== "off") {
+      this.oauth = new OAuthSession(name, cfg.url!, cfg, mode, opts.oauth);
+    }
+  }
 
   /** Whether the current connection is up (false once the server is seen to be gone). */
   get alive(): boolean {
@@ -111,6 +124,7 @@ export class McpConnection {
         return result as CallResultLike;
       } catch (err) {
         if (err instanceof McpCallError) throw err;
+        if (isOAuthError(err)) throw new McpCallError("protocol", err.message);
         const lost = !this.#alive || gen !== this.#generation;
         const kind = classifyFailure(err, signal, lost);
         const detail = errorText(err);
@@ -192,6 +206,7 @@ export class McpConnection {
     const transport = createTransport(this.name, this.cfg, {
       logDir: this.opts.logDir,
       redactLog: this.opts.redactLog,
+      oauth: this.oauth,
     });
     tagUndelivered(transport);
     const client = createClient({
@@ -207,7 +222,10 @@ export class McpConnection {
       if (gen === this.#generation) this.#alive = false;
     };
     client.onerror = (err) => {
-      if (gen === this.#generation) this.opts.log(`mcp ${this.name}: ${errorText(err)}`);
+      // OAuth failures reach the caller with their own message; once is enough.
+      if (gen === this.#generation && !isOAuthError(err)) {
+        this.opts.log(`mcp ${this.name}: ${errorText(err)}`);
+      }
     };
     this.#transport = transport;
     this.#client = client;

@@ -13,6 +13,7 @@ import { McpConnection } from "./connection.ts";
 import { assignToolNames } from "./naming.ts";
 import { adaptTool } from "./tool_adapter.ts";
 import { logPathFor } from "./transports.ts";
+import type { OAuthContext } from "./oauth/session.ts";
 
 /** How an MCP server came out of start-up, as the `init` event reports it. */
 export interface McpServerStatus {
@@ -37,6 +38,8 @@ export interface McpManagerOptions {
    * the signal's reason. Default: the process's SIGINT/SIGTERM (util/interrupts.ts).
    */
   signal?: AbortSignal;
+  /** OAuth for http/sse servers (token folder, login); absent: none. */
+  oauth?: Omit<OAuthContext, "log">;
 }
 
 export interface McpManager {
@@ -77,6 +80,7 @@ export function createMcpManager(
       clientVersion: opts.clientVersion ?? "0.0.0",
       roots: opts.roots,
       redactLog: opts.redactLog,
+      oauth: opts.oauth && { ...opts.oauth, log },
     });
     return { name, cfg, conn };
   });

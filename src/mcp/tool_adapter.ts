@@ -46,6 +46,8 @@ export function adaptTool(
       try {
         const result = await conn.callTool(listed.name, args, ctx.signal);
         const out = mapCallResult(result, ctx.attachments);
+        // A server that echoes its OAuth token must not hand it to the model.
+        if (conn.oauth) out.content = conn.oauth.redact(out.content);
         if (out.is_error && out.content.trim() === "") {
           // An empty error tells the model nothing, not even whose error it was.
           out.content = `MCP server "${conn.name}" reported that tool "${listed.name}" failed, ` +

@@ -12,12 +12,15 @@ import { type McpServerConfig, transportKind } from "./config.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { serverEnv } from "./server_env.ts";
+import type { OAuthSession } from "./oauth/session.ts";
 
 const TERMINATE_MS = 1_000;
 
 export interface TransportOptions {
   logDir: string;
   redactLog?: (text: string) => string;
+  /** Adds tokens to the server's requests and answers its challenges (http/sse only). */
+  oauth?: OAuthSession;
 }
 
 export function logPathFor(logDir: string, server: string): string {
@@ -42,8 +45,9 @@ export function createTransport(
   }
   const url = new URL(cfg.url!);
   const requestInit: RequestInit = { headers: { ...(cfg.headers ?? {}) } };
-  if (kind === "sse") return new SSEClientTransport(url, { requestInit, fetch: bufferedErrors });
-  return new StreamableHTTPClientTransport(url, { requestInit, fetch: bufferedErrors });
+  const fetch = opts.oauth ? opts.oauth.wrap(bufferedErrors) : bufferedErrors;
+  if (kind === "sse") return new SSEClientTransport(url, { requestInit, fetch });
+  return new StreamableHTTPClientTransport(url, { requestInit, fetch });
 }
 
 /**

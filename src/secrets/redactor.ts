@@ -3,7 +3,8 @@
  * stdout, cassettes). Two ways, used together:
  *  - known values (API keys, header values, the values of env vars that config
  *    references; see sources.ts for which): a Redactor replaces each wherever it
- *    appears. The app collects the values once and applies it at each exit point.
+ *    appears. The app collects the values once and applies it at each exit point;
+ *    secrets learnt while running (OAuth tokens of MCP servers) are added to it.
  *  - shapes: values under credential-like keys and strings that look like tokens are
  *    masked where the values are not known (a tool call's arguments in a denial).
  */
@@ -30,6 +31,11 @@ export interface Redactor {
   heldTail(text: string): number;
   /** Number of distinct strings searched for. */
   readonly size: number;
+  /**
+   * Adds a secret learnt while running (an OAuth token): from then on every holder of
+   * this redactor hides it too.
+   */
+  add(value: string): void;
 }
 
 /**
@@ -47,17 +53,23 @@ export function collectSecrets(
   const add = (s: string) => {
     if (s.length >= min) needles.add(s);
   };
-  for (const raw of values) {
-    if (typeof raw !== "string") continue;
+  const addValue = (raw: string | undefined | null) => {
+    if (typeof raw !== "string") return;
     const value = raw.trim();
     add(raw);
     add(value);
     add(JSON.stringify(value).slice(1, -1));
     const scheme = value.match(/^(?:Bearer|Basic|Token|Bot)\s+(\S+)$/i);
     if (scheme) add(scheme[1]);
-  }
-  const sorted = [...needles].sort((a, b) => b.length - a.length);
-  const pattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join("|"), "g") : null;
+  };
+  for (const raw of values) addValue(raw);
+  let sorted: string[] = [];
+  let pattern: RegExp | null = null;
+  const compile = () => {
+    sorted = [...needles].sort((a, b) => b.length - a.length);
+    pattern = sorted.length > 0 ? new RegExp(sorted.map(escapeRegExp).join("|"), "g") : null;
+  };
+  compile();
 
   const redact = (text: string): string =>
     pattern && typeof text === "string" ? text.replace(pattern, REDACTED) : text;
@@ -88,7 +100,19 @@ export function collectSecrets(
     return longest;
   };
 
-  return { redact, redactValue, heldTail, size: sorted.length };
+  return {
+    redact,
+    redactValue,
+    heldTail,
+    get size() {
+      return sorted.length;
+    },
+    add(value: string) {
+      const before = needles.size;
+      addValue(value);
+      if (needles.size !== before) compile();
+    },
+  };
 }
 
 function escapeRegExp(text: string): string {

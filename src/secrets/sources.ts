@@ -1,7 +1,8 @@
 /**
  * Which values are secret. For a run: the keys of the models in use, header values
- * of MCP servers and providers, and every environment variable that config
- * references. For a cassette: only the model's key and its auth-like extra headers
+ * of MCP servers and providers, the OAuth client secrets and ID tokens of MCP
+ * servers, and every environment variable that config references (OAuth tokens
+ * join the run's redactor as they are loaded or obtained, see Redactor.add). For a cassette: only the model's key and its auth-like extra headers
  * (a replay compares prompts, so nothing else may be rewritten there).
  */
 import type { LoadedConfig } from "../config/mod.ts";
@@ -21,6 +22,7 @@ export function runSecrets(loaded: LoadedConfig, models: ResolvedModel[]): Redac
   }
   for (const s of Object.values(config.mcp ?? {})) {
     values.push(...Object.values(s.headers ?? {}), ...Object.values(s.env ?? {}));
+    values.push(s.oauth_client_secret, s.oauth_idp?.id_token);
   }
   for (const name of loaded.referencedEnv) values.push(readEnv(name));
   // A bearer header's token alone is the secret too.

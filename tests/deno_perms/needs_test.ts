@@ -52,6 +52,29 @@ Deno.test("permissionNeeds: read-only tools need no write to the workspace nor b
   assert.deepEqual(sandboxFlags(needs), ["--allow-read=/d,/w", "--allow-write=/d"]);
 });
 
+Deno.test("permissionNeeds: the OAuth logins folder is listed, and not required to start", () => {
+  const needs = permissionNeeds({
+    dataDir: "/d",
+    configFiles: [],
+    workspace: "/w",
+    mcp: [{ name: "remote", type: "http", url: "https://mcp.example.com/mcp" }],
+    tools: ["view"],
+    envVars: [],
+    oauthDir: "/home/u/.local/share/mopac/mcp-oauth",
+  });
+  assert.deepEqual(sandboxFlags(needs), [
+    "--allow-read=/d,/home/u/.local/share/mopac/mcp-oauth,/w",
+    "--allow-write=/d,/home/u/.local/share/mopac/mcp-oauth",
+    "--allow-net=mcp.example.com:443",
+  ]);
+  // Without the grant only a server that needs a login fails, naming the flags.
+  assert.deepEqual(sandboxFlags(requiredNeeds(needs)), [
+    "--allow-read=/d,/w",
+    "--allow-write=/d",
+    "--allow-net=mcp.example.com:443",
+  ]);
+});
+
 Deno.test("permissionNeeds: fetch needs exactly its hosts (globs as Deno takes them)", () => {
   const base = { dataDir: "/d", configFiles: [], workspace: "/w", mcp: [], envVars: [] };
   const listed = permissionNeeds({

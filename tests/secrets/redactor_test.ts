@@ -75,3 +75,15 @@ Deno.test("summarizeInput: compact, bounded, secrets masked", () => {
   assert.equal(summarizeInput(undefined), "undefined");
   assert.equal(summarizeInput({ n: 10n }), '{"n":"10"}');
 });
+
+Deno.test("redaction: a secret added later (an OAuth token) is hidden from then on", () => {
+  const r = collectSecrets([]);
+  assert.equal(r.redact("tok_live_123456 here"), "tok_live_123456 here");
+  r.add("tok_live_123456");
+  r.add("tok_live_123456"); // a second add of the same value changes nothing
+  r.add("abc"); // too short, as at construction
+  assert.equal(r.size, 1);
+  assert.equal(r.redact("tok_live_123456 here"), `${REDACTED} here`);
+  assert.deepEqual(r.redactValue({ t: ["x tok_live_123456"] }), { t: [`x ${REDACTED}`] });
+  assert.equal(r.heldTail("the token is tok_li"), "tok_li".length);
+});

@@ -1,14 +1,16 @@
 /**
- * `mopac mcp list|tools|ping|call`: look at the configured MCP servers without a
- * model. Each subcommand starts only the servers it needs, prints a table (or one
- * JSON object with `--json`) and closes them again. Exit codes: 0 fine, 2 usage,
- * 6 a server (or, for `list`, a required server) failed or a called tool returned an error.
+ * `mopac mcp list|tools|ping|call|login|logout`: look at the configured MCP servers
+ * without a model. Each subcommand starts only the servers it needs, prints a table
+ * (or one JSON object with `--json`) and closes them again; login and logout live in
+ * mcp_login.ts. Exit codes: 0 fine, 2 usage, 6 a server (or, for `list`, a required
+ * server) failed or a called tool returned an error.
  */
 import { parseArgs } from "node:util";
 import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
-import { logsDir } from "../../config/mod.ts";
+import { logsDir, oauthTokenDir } from "../../config/mod.ts";
+import { readEnv } from "../../util/env.ts";
 import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../../mcp/manager.ts";
 import { mapCallResult } from "../../mcp/result.ts";
@@ -22,8 +24,10 @@ export interface McpCommandIo {
   logDir: string;
   /** Holds logDir; created (with its .gitignore) only once a server is started. */
   dataDir?: string;
-  /** How a run starts servers (logs redacted, roots); absent: plain options (tests). */
+  /** How a run starts servers (logs redacted, roots, OAuth); absent: plain options (tests). */
   manager?: McpManagerOptions;
+  /** Where OAuth logins are kept (the user's data dir). */
+  oauthDir?: string;
 }
 
 const MCP_HELP = `Usage: mopac mcp <command> [--json]
@@ -32,6 +36,10 @@ const MCP_HELP = `Usage: mopac mcp <command> [--json]
   tools [SERVER]            the tools as the model sees them (name, description)
   ping [SERVER]             connect and ping; exit 6 when one does not answer
   call SERVER TOOL [JSON]   call one tool with a JSON object of arguments
+  login SERVER [--open-with CMD]
+                            log in to an OAuth server: prints the URL (or runs CMD URL)
+                            and waits for the browser on a loopback callback
+  logout SERVER             forget the stored login
 `;
 
 /**
@@ -45,36 +53,54 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
   const { mcpManagerOptions } = await import("../../app/tooling.ts");
   const redactor = runSecrets(loaded, []);
   const err = (s: string) => io.err(redactor.redact(s));
+  const commandIo = (servers: Record<string, McpServerConfig>): McpCommandIo => ({
+    stdout: (s) => io.out(redactor.redact(s)),
+    stderr: err,
+    servers,
+    logDir: logsDir(loaded.dataDir),
+    dataDir: loaded.dataDir,
+    oauthDir: oauthTokenDir(readEnv),
+    manager: mcpManagerOptions(
+      loaded.config,
+      { dataDir: loaded.dataDir, workspace: loaded.workspaceRoot },
+      redactor,
+      (line) => err(`${line}\n`),
+    ),
+  });
+  // Login and logout concern http/sse servers only: no jail is needed (or started) for them.
+  const sub = subcommandOf(rest);
+  if (sub === "login" || sub === "logout") {
+    return await runMcpCommand(rest, commandIo(loaded.config.mcp ?? {}));
+  }
   // Servers marked `sandbox` start in the OS jail here too, as in a run.
   const { jailedServersOf } = await import("../../app/jail.ts");
   const jailed = await jailedServersOf(loaded, (line) => err(`${line}\n`));
   try {
-    return await runMcpCommand(rest, {
-      stdout: (s) => io.out(redactor.redact(s)),
-      stderr: err,
-      servers: jailed.servers,
-      logDir: logsDir(loaded.dataDir),
-      dataDir: loaded.dataDir,
-      manager: mcpManagerOptions(
-        loaded.config,
-        { dataDir: loaded.dataDir, workspace: loaded.workspaceRoot },
-        redactor,
-        (line) => err(`${line}\n`),
-      ),
-    });
+    return await runMcpCommand(rest, commandIo(jailed.servers));
   } finally {
     await jailed.close();
+  }
+}
+
+const MCP_OPTIONS = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  "open-with": { type: "string" },
+} as const;
+
+/** The subcommand `args` name; undefined when they do not parse (runMcpCommand says why). */
+function subcommandOf(args: string[]): string | undefined {
+  try {
+    return parseArgs({ args, allowPositionals: true, options: MCP_OPTIONS }).positionals[0];
+  } catch {
+    return undefined;
   }
 }
 
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, options: MCP_OPTIONS });
   } catch (err) {
     return usage(io, errorText(err));
   }
@@ -99,6 +125,15 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     }
     case "call":
       return await call(io, rest, out);
+    case "login":
+    case "logout": {
+      if (rest.length !== 1) return usage(io, `usage: mcp ${sub} SERVER`);
+      if (!pick(io, rest[0])) return EXIT.usage;
+      const auth = await import("./mcp_login.ts");
+      return sub === "login"
+        ? await auth.login(io, rest[0], parsed.values["open-with"])
+        : await auth.logout(io, rest[0]);
+    }
     default:
       return usage(io, `unknown mcp command "${sub}"`);
   }
@@ -132,7 +167,11 @@ async function withServers<T>(
   if (io.dataDir && names.length > 0) await ensureDataDir(io.dataDir).catch(() => {});
   const manager = createMcpManager(
     subset,
-    io.manager ?? { logDir: io.logDir, log: (line) => io.stderr(`${line}\n`) },
+    io.manager ?? {
+      logDir: io.logDir,
+      log: (line) => io.stderr(`${line}\n`),
+      oauth: { dir: io.oauthDir ?? "", clientName: "mopac" },
+    },
   );
   try {
     await manager.start();
