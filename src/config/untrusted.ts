@@ -6,8 +6,8 @@
  *  - `models.large|small`: which model, among the providers and models the operator's
  *    config and the catalog define (checked once every layer is known), and how to
  *    sample it; never a provider, URL, header, key or extra body;
- *  - `options.context_paths` / `skills_paths`: entries that resolve inside the project,
- *    added to the operator's; `options.disabled_tools`, added to the operator's;
+ *  - `options.context_paths` / `skills_paths`: entries that resolve inside the project
+ *    (`~/…` is the home folder, so outside), added to the operator's; `options.disabled_tools`, added to the operator's;
  *  - `permissions.allowed_tools`: one more list every profile is narrowed by;
  *  - `limits` and, for a profile the operator's config or mopac defines,
  *    `agents.<name>.allowed_tools` (narrows), `bash.deny` and `paths.deny` (added),
@@ -97,6 +97,8 @@ export async function sanitizeUntrusted(
     }
   };
   const insideProject = async (entry: string) => {
+    // The readers take `~/` as the home folder (app/project_context.ts, app/skills.ts).
+    if (entry === "~" || entry.startsWith("~/")) return false;
     const abs = resolve(project.root, entry);
     return within(abs, project.root) && within(await realPathOf(abs), project.realRoot);
   };

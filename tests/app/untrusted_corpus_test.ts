@@ -23,6 +23,7 @@ import { resolveLimits } from "../../src/agent/limits.ts";
 import { resolveModel } from "../../src/catalog/mod.ts";
 import { lowerCaps } from "../../src/config/mod.ts";
 import { realPathOf } from "../../src/config/trust.ts";
+import { expandHome } from "../../src/app/project_context.ts";
 import { type Case, corpus, MARK, spellings } from "./_untrusted_corpus.ts";
 
 const PROFILES = ["coder", "readonly", "task", "fixer"];
@@ -158,7 +159,8 @@ async function checkCase(c: Case, base: LoadedConfig, loaded: LoadedConfig, worl
         `${key} keeps the operator's`,
       );
       for (const added of (value as string[]).slice(before.length)) {
-        const abs = resolve(loaded.workspaceRoot, added);
+        // As the readers take it: `~/` is the home folder.
+        const abs = resolve(loaded.workspaceRoot, expandHome(added, join(world.root, "home")));
         assert.ok(within(abs, world.repo), `${key} ${added} inside the project`);
         assert.ok(within(await realPathOf(abs), world.repo), `${key} ${added} really inside`);
       }
