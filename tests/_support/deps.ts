@@ -26,6 +26,13 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
  * lock file made unnecessary).
  */
 export const DENO_RUN = ["run", "--cached-only"] as const;
+
+/**
+ * The cache those programs load from. A server started by mopac gets a clean
+ * environment, and a test that moves HOME would move Deno's default cache with it:
+ * server configs name the cache outright.
+ */
+export const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
 const CONFIG = join(REPO, "deno.json");
 const SKIP = new Set(["fixtures", "node_modules"]);
 

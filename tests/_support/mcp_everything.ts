@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import { DENO_RUN } from "./deps.ts";
+import { DENO_DIR, DENO_RUN } from "./deps.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 const LOOPBACK = fileURLToPath(new URL("./mcp_loopback.mjs", import.meta.url));
@@ -21,7 +21,7 @@ const RUN = [...DENO_RUN, "-A", "--config", CONFIG];
 const EVERYTHING_TIMEOUT_S = 60;
 
 export function everythingStdio(): McpServerConfig {
-  return { command: Deno.execPath(), args: [...RUN, EVERYTHING, "stdio"] };
+  return { command: Deno.execPath(), args: [...RUN, EVERYTHING, "stdio"], env: { DENO_DIR } };
 }
 
 /** Starts the HTTP variant; resolves once it listens, with its /mcp URL. */
