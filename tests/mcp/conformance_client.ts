@@ -2,8 +2,8 @@
  * The client command the MCP conformance suite (`npm:@modelcontextprotocol/conformance`)
  * runs as `<command> <server-url>`, with the scenario in MCP_CONFORMANCE_SCENARIO and
  * its credentials in MCP_CONFORMANCE_CONTEXT. It drives mopac's real CLI the way an
- * operator would: it writes the server into a mopac.json with the OAuth keys the
- * context calls for, runs `mopac mcp login` (its browser is tests/_support/oauth_opener.ts)
+ * operator would: it writes the server into the operator's own mopac.json with the
+ * OAuth keys the context calls for, runs `mopac mcp login` (its browser is tests/_support/oauth_opener.ts)
  * where the scenario needs a user login, then `mopac mcp tools` and a `mopac run` whose
  * (fake) model calls every tool. A run refused for more scope logs in again once and
  * runs again, as an operator following mopac's message would. Exit 0 only when all
@@ -121,8 +121,12 @@ const ctx: Context = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}")
 const work = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-conformance-" }));
 const fake = await startFakeOpenAI({ turns: callEveryTool });
 await Deno.mkdir(`${work}/home`);
+// The server goes into the operator's own config (XDG_CONFIG_HOME below): a project's
+// config is not trusted with MCP servers. The run's folder holds nothing.
+await Deno.mkdir(`${work}/project`);
+await Deno.mkdir(`${work}/config/mopac`, { recursive: true });
 await Deno.writeTextFile(
-  `${work}/mopac.json`,
+  `${work}/config/mopac/mopac.json`,
   JSON.stringify({
     providers: {
       fake: {
@@ -139,7 +143,7 @@ await Deno.writeTextFile(
 const host = new URL(url).hostname;
 const mopac = (args: string[]) =>
   runMopac(args, {
-    cwd: work,
+    cwd: `${work}/project`,
     perms: {
       net: [host, "127.0.0.1", "localhost"],
       read: [work],
