@@ -61,7 +61,13 @@ export const McpServerSchema = z
     disabled: z.boolean().optional(),
     enabled_tools: z.array(z.string()).optional(),
     disabled_tools: z.array(z.string()).optional(),
-    timeout: z.number().positive().max(MAX_TIMER_SECONDS).default(10).describe("Seconds"),
+    timeout: z.number().positive().max(MAX_TIMER_SECONDS).default(10).describe(
+      "Seconds each request (a tool call, a ping) may go without an answer or progress",
+    ),
+    start_timeout: z.number().positive().max(MAX_TIMER_SECONDS).optional().describe(
+      "mopac: seconds to start the server (spawn or connect, initialize, list tools); " +
+        "default the larger of 30 and timeout",
+    ),
     required: z.boolean().optional().describe("mopac: failing to start ends the run (exit 6)"),
     sandbox: z.union([z.boolean(), z.strictObject({ network: NetworkSchema.optional() })])
       .optional()

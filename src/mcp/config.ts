@@ -21,8 +21,13 @@ export interface McpServerConfig extends McpOAuthConfig {
   disabled?: boolean;
   enabled_tools?: string[];
   disabled_tools?: string[];
-  /** Seconds; bounds connecting and each call without progress. Default 10. */
+  /** Seconds; bounds each request (a call, a ping, a re-listing) without progress. Default 10. */
   timeout?: number;
+  /**
+   * Seconds; bounds starting the server: spawn or connect, initialize and the first
+   * tools/list (a reconnect too). Default: the larger of 30 and `timeout`.
+   */
+  start_timeout?: number;
   /** A failure to start ends the run (exit 6). */
   required?: boolean;
   /** Run in the OS jail (true: no network); the app rewrites `command` to the jail's. */
@@ -32,6 +37,11 @@ export interface McpServerConfig extends McpOAuthConfig {
 }
 
 export const DEFAULT_TIMEOUT_S = 10;
+/**
+ * A start includes the server's own start-up (an `npx` or `deno run` that loads a
+ * package graph, a JVM): slower than a call, and slower still on a loaded CI runner.
+ */
+export const DEFAULT_START_TIMEOUT_S = 30;
 
 /**
  * Progress notifications extend a call's timeout, but never beyond this many times
@@ -50,6 +60,13 @@ export function transportKind(cfg: McpServerConfig): McpTransportKind {
 export function timeoutMs(cfg: McpServerConfig): number {
   const s = cfg.timeout;
   return (typeof s === "number" && Number.isFinite(s) && s > 0 ? s : DEFAULT_TIMEOUT_S) * 1000;
+}
+
+/** The start deadline (see `start_timeout`); never shorter than the per-request timeout. */
+export function startTimeoutMs(cfg: McpServerConfig): number {
+  const s = cfg.start_timeout;
+  if (typeof s === "number" && Number.isFinite(s) && s > 0) return s * 1000;
+  return Math.max(DEFAULT_START_TIMEOUT_S * 1000, timeoutMs(cfg));
 }
 
 export function maxTotalMs(cfg: McpServerConfig): number {

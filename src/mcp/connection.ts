@@ -1,12 +1,18 @@
 /**
- * One configured server: connects (bounded by its timeout), lists its tools (see
+ * One configured server: connects (bounded by its start deadline), lists its tools (see
  * tool_listing.ts), calls them, and renews the connection when it dies. Every
  * (re)connect starts a new generation; callbacks of an older generation are ignored,
  * so a stale connection closing late can never mark the fresh one dead.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-import { maxTotalMs, type McpServerConfig, timeoutMs, transportKind } from "./config.ts";
+import {
+  maxTotalMs,
+  type McpServerConfig,
+  startTimeoutMs,
+  timeoutMs,
+  transportKind,
+} from "./config.ts";
 import { createClient } from "./client_factory.ts";
 import { closeQuietly, createTransport } from "./transports.ts";
 import { StdioTransport } from "./stdio_transport.ts";
@@ -164,7 +170,7 @@ export class McpConnection {
     this.toolsChanged = false;
     if (!this.#alive || !this.#client) return false;
     const before = JSON.stringify(this.tools);
-    this.tools = await this.#listTools(this.#client);
+    this.tools = await this.#listTools(this.#client, timeoutMs(this.cfg));
     return JSON.stringify(this.tools) !== before;
   }
 
@@ -230,10 +236,12 @@ export class McpConnection {
     this.#transport = transport;
     this.#client = client;
 
-    const ms = timeoutMs(this.cfg);
+    // One deadline for the whole start, its requests included: a server still starting
+    // up must not fail on the per-call timeout of its first request.
+    const ms = startTimeoutMs(this.cfg);
     const ready = (async () => {
       await client.connect(transport, { timeout: ms });
-      return await this.#listTools(client);
+      return await this.#listTools(client, ms);
     })();
     const done = await finishedWithin(ready, ms).catch(async (err) => {
       if (transport instanceof StdioTransport) await transport.settle(500);
@@ -253,8 +261,9 @@ export class McpConnection {
     this.error = undefined;
   }
 
-  #listTools(client: Client): Promise<ListedTool[]> {
-    return listTools(client, this.cfg, (line) => this.opts.log(`mcp ${this.name}: ${line}`));
+  #listTools(client: Client, timeoutMs: number): Promise<ListedTool[]> {
+    const log = (line: string) => this.opts.log(`mcp ${this.name}: ${line}`);
+    return listTools(client, this.cfg, log, timeoutMs);
   }
 
   #fail(err: unknown): void {

@@ -1,6 +1,6 @@
 /**
  * All configured MCP servers of a run. `start()` connects them in parallel and
- * resolves when each is connected or has failed (each bounded by its timeout), so a
+ * resolves when each is connected or has failed (each bounded by its start deadline), so a
  * headless run knows its tools before the first request. Tool lists that servers
  * change mid-run are applied between turns by `refresh()`, so the model's tool set
  * never shifts inside a turn.
@@ -129,7 +129,7 @@ export function createMcpManager(
           signal,
         );
         if (stopped) {
-          // Start-up can take each server's whole timeout: the servers started so far
+          // Start-up can take each server's whole start deadline: the servers started so far
           // are closed before mopac goes, so none is left running.
           await closeAll();
           throw signal.reason;

@@ -10,7 +10,7 @@
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { z } from "zod";
-import { type McpServerConfig, timeoutMs, toolAllowed } from "./config.ts";
+import { type McpServerConfig, toolAllowed } from "./config.ts";
 import { normalizeInputSchema, schemaProblem } from "./schema.ts";
 
 export interface ListedTool {
@@ -22,11 +22,15 @@ export interface ListedTool {
   taskSupport?: string;
 }
 
-/** Every allowed tool; [] when the server offers no tools. `log` gets one line per warning. */
+/**
+ * Every allowed tool; [] when the server offers no tools. `log` gets one line per
+ * warning; `timeoutMs` bounds each page (the start deadline while the server starts).
+ */
 export async function listTools(
   client: Client,
   cfg: McpServerConfig,
   log: (line: string) => void,
+  timeoutMs: number,
 ): Promise<ListedTool[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const out: ListedTool[] = [];
@@ -38,7 +42,7 @@ export async function listTools(
     const raw = await client.request(
       { method: "tools/list", params: cursor ? { cursor } : {} },
       ANY_RESULT,
-      { timeout: timeoutMs(cfg) },
+      { timeout: timeoutMs },
     );
     const page = readToolsPage(raw, seen, log);
     for (const t of page.tools) {

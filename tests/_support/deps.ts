@@ -32,6 +32,15 @@ export const DENO_RUN = ["run", "--cached-only"] as const;
  * environment, and a test that moves HOME would move Deno's default cache with it:
  * server configs name the cache outright.
  */
+/**
+ * The start deadline (an MCP server's `start_timeout`, seconds) of every server a test
+ * starts: a Deno process loading the MCP SDK, or an npm server's package graph, can
+ * take many seconds on a shared 2-core machine under a full parallel test run. A
+ * server that fails to start still fails at once; tests of one that never answers
+ * set their own, short deadline.
+ */
+export const START_TIMEOUT_S = 120;
+
 export const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
 const CONFIG = join(REPO, "deno.json");
 const SKIP = new Set(["fixtures", "node_modules"]);

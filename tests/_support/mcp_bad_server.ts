@@ -12,6 +12,7 @@
  *   init-silent never answers initialize
  *   bad-tools   tools/list returns BAD_TOOLS (bad names, duplicates, bad schemas) + echo
  * --stderr-mb N writes N MiB to stderr before it answers initialize.
+ * --init-delay-ms N answers initialize N ms late (a server slow to start up).
  *
  * Tools (every mode): echo, unknown_type, huge_text {mb}, bad_image, error_no_content,
  * rpc_error, wrong_id, no_answer, exit (dies mid-call), weird_result, flood_line {mb}
@@ -210,6 +211,7 @@ async function handle(msg: Json): Promise<void> {
     case "initialize":
       if (mode === "init-silent") return;
       await stderrMiB(flag("--stderr-mb", 0));
+      await new Promise((r) => setTimeout(r, flag("--init-delay-ms", 0)));
       if (mode === "init-error") {
         return send({ id, error: { code: -32603, message: "license check failed" } });
       }

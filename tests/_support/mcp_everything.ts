@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import { DENO_DIR, DENO_RUN } from "./deps.ts";
+import { DENO_DIR, DENO_RUN, START_TIMEOUT_S } from "./deps.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 const LOOPBACK = fileURLToPath(new URL("./mcp_loopback.mjs", import.meta.url));
@@ -17,11 +17,13 @@ export const EVERYTHING = JSON.parse(Deno.readTextFileSync(CONFIG))
 // The server may start in any folder: name the project's config (and so its lock) outright.
 const RUN = [...DENO_RUN, "-A", "--config", CONFIG];
 
-/** Bounds the HTTP variant's start; the package is in the cache already. */
-const EVERYTHING_TIMEOUT_S = 60;
-
 export function everythingStdio(): McpServerConfig {
-  return { command: Deno.execPath(), args: [...RUN, EVERYTHING, "stdio"], env: { DENO_DIR } };
+  return {
+    command: Deno.execPath(),
+    args: [...RUN, EVERYTHING, "stdio"],
+    env: { DENO_DIR },
+    start_timeout: START_TIMEOUT_S,
+  };
 }
 
 /** Starts the HTTP variant; resolves once it listens, with its /mcp URL. */
@@ -35,7 +37,8 @@ export async function startEverythingHttp(): Promise<{ url: string; close(): Pro
   }).spawn();
   const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let seen = "";
-  const timer = setTimeout(() => child.kill("SIGKILL"), EVERYTHING_TIMEOUT_S * 1000);
+  // Bounds the HTTP variant's start as a config bounds the stdio one's.
+  const timer = setTimeout(() => child.kill("SIGKILL"), START_TIMEOUT_S * 1000);
   try {
     for (;;) {
       const { value, done } = await reader.read();

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import { DENO_DIR, DENO_RUN } from "./deps.ts";
+import { DENO_DIR, DENO_RUN, START_TIMEOUT_S } from "./deps.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
@@ -17,7 +17,12 @@ export const FILESYSTEM = JSON.parse(Deno.readTextFileSync(CONFIG))
 const RUN = [...DENO_RUN, "-A", "--config", CONFIG];
 
 export function filesystemStdio(...dirs: string[]): McpServerConfig {
-  return { command: Deno.execPath(), args: [...RUN, FILESYSTEM, ...dirs], env: { DENO_DIR } };
+  return {
+    command: Deno.execPath(),
+    args: [...RUN, FILESYSTEM, ...dirs],
+    env: { DENO_DIR },
+    start_timeout: START_TIMEOUT_S,
+  };
 }
 
 /** A PNG-signed file of `bytes` bytes (random after the signature): an image to a checker. */

@@ -2,15 +2,16 @@
 import type { McpServerConfig } from "../../src/mcp/config.ts";
 import type { Tool, ToolOutput } from "../../src/tools/types.ts";
 import { testToolContext } from "./tool_context.ts";
-import { DENO_RUN } from "./deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "./deps.ts";
 
 export const FIXTURE = new URL("./mcp_fixture_server.ts", import.meta.url).pathname;
 
-/** The fixture over stdio, run by the same Deno as the tests. */
+/** The fixture over stdio, run by the same Deno as the tests, with a generous start deadline. */
 export function fixtureStdio(extra: Partial<McpServerConfig> = {}, args: string[] = []) {
   return {
     command: Deno.execPath(),
     args: [...DENO_RUN, "-A", FIXTURE, "stdio", ...args],
+    start_timeout: START_TIMEOUT_S,
     ...extra,
   } satisfies McpServerConfig;
 }

@@ -1,7 +1,7 @@
 /** Helpers of tests/e2e/mcp_run_test.ts: MCP workspaces, request views, process checks. */
 import type { ParsedRequest, ScriptedTurn } from "../_support/fake_openai.ts";
 import { FIXTURE, processesMatching } from "../_support/mcp_helpers.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 import { type Workspace, workspace } from "../_support/workspace.ts";
 
 export const DENO = Deno.execPath();
@@ -70,6 +70,7 @@ export function wrappedServer(marker: string, serverArgs = "") {
       `sleep ${marker} & "${DENO}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio ${serverArgs}; wait`,
     ],
     enabled_tools: ["echo", "hang"],
+    start_timeout: START_TIMEOUT_S,
   };
 }
 

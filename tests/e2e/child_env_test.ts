@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events } from "../_support/run_mopac.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 import { everythingStdio } from "../_support/mcp_everything.ts";
 import { INHERITED } from "../../src/util/child_env.ts";
 import { assertNoSecret, filesBelow, world } from "./_untrusted.ts";
@@ -71,8 +71,9 @@ Deno.test("MCP servers and hooks see the clean base plus what config passes, nev
             env: { CONFIGURED: "yes" },
             env_vars: ["PASS_ME"],
             enabled_tools: ["echo"],
+            start_timeout: START_TIMEOUT_S,
           },
-          ev: { ...everythingStdio(), timeout: 120, enabled_tools: ["get-env"] },
+          ev: { ...everythingStdio(), enabled_tools: ["get-env"] },
         },
         hooks: { PreToolUse: [{ matcher: "^bash$", command: `env > ${hookEnv}` }] },
       }),

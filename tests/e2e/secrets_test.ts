@@ -12,7 +12,7 @@ import { events } from "../_support/run_mopac.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
 import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 
 const SECRETS = {
   FAKE_API_KEY: FAKE_ENV.FAKE_API_KEY,
@@ -77,6 +77,7 @@ async function secretWorkspace(turns: ScriptedTurn[]): Promise<SecretWorkspace> 
         // The server holds a secret in its environment and has a tool that prints it.
         env: { SERVER_TOKEN: "$MCP_TOKEN" },
         enabled_tools: ["echo", "env"],
+        start_timeout: START_TIMEOUT_S,
       },
     },
     // Config passes a secret to bash on purpose.

@@ -11,7 +11,7 @@ import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { ToolInfraError } from "../../src/util/errors.ts";
 import { runTool, toolContext } from "../_support/mcp_helpers.ts";
 import { waitFor } from "../_support/wait.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 import { HUGE_HEAD, HUGE_TAIL, LONG_TOOL } from "../_support/mcp_bad_server.ts";
 import { scriptText, scriptToolCall, scriptToolCalls } from "../_support/fake_openai.ts";
 import { events } from "../_support/run_mopac.ts";
@@ -19,11 +19,17 @@ import { mcpWorkspace, toolMessages, toolNames } from "../e2e/_mcp_run.ts";
 
 const BAD = new URL("../_support/mcp_bad_server.ts", import.meta.url).pathname;
 
+/**
+ * Generous deadlines: how long starting a Deno process or moving megabytes takes
+ * depends on the machine's load, and timing is not what these tests test. A test of
+ * a timeout sets a short one on a server of its own.
+ */
 function bad(mode: string, extra: Partial<McpServerConfig> = {}, args: string[] = []) {
   return {
     command: Deno.execPath(),
     args: [...DENO_RUN, BAD, mode, ...args],
-    timeout: 5,
+    timeout: 60,
+    start_timeout: START_TIMEOUT_S,
     ...extra,
   } satisfies McpServerConfig;
 }
@@ -95,7 +101,7 @@ Deno.test("garbage on stdout before and after initialize: skipped with warnings 
 Deno.test("initialize answered with an error or never: that server fails, the others go on", async () => {
   const servers = {
     refuses: bad("init-error"),
-    silent: bad("init-silent", { timeout: 0.5, required: true }),
+    silent: bad("init-silent", { start_timeout: 0.5, required: true }),
     fine: bad("ok"),
   };
   await withManager(servers, async (m, logs) => {
@@ -120,6 +126,17 @@ Deno.test("initialize answered with an error or never: that server fails, the ot
     });
     assert.ok(m.tools().every((t) => t.name.startsWith("mcp_fine_")));
     assert.deepEqual(await runTool(m.tools(), "mcp_fine_echo", { text: "on" }), { content: "on" });
+  });
+});
+
+Deno.test("a server slower to start than its call timeout connects: starting has its own deadline", async () => {
+  // initialize is answered 1.5 s late; a call may take 0.5 s; the start deadline is the
+  // default (30 s), not the call timeout.
+  const slow = bad("ok", { timeout: 0.5, start_timeout: undefined }, ["--init-delay-ms", "1500"]);
+  await withManager({ slow }, async (m) => {
+    assert.deepEqual(m.statuses(), [{ name: "slow", status: "connected", tools: 14 }]);
+    const out = await runTool(m.tools(), "mcp_slow_no_answer");
+    assert.match(out.content, /^MCP server "slow" did not answer within 0\.5s/);
   });
 });
 
@@ -176,9 +193,13 @@ Deno.test("tools/list with bad names, duplicates and schemas: sanitised, or drop
 });
 
 Deno.test("tools/call answers: odd content is mapped; errors and timeouts name the server", async () => {
-  // The 70 MiB line goes to a server of its own with a generous timeout: how long
-  // moving it takes depends on the machine's load, and timing is not what it tests.
-  const servers = { srv: bad("ok", { timeout: 1 }), big: bad("ok", { timeout: 60 }) };
+  // The 70 MiB line goes to a server of its own; the calls that must time out go to
+  // one with a short timeout.
+  const servers = {
+    srv: bad("ok"),
+    big: bad("ok"),
+    mute: bad("ok", { timeout: 1, enabled_tools: ["wrong_id", "no_answer", "stats"] }),
+  };
   await withManager(servers, async (m, logs) => {
     const { pid } = await pidOf(m, "srv");
     const call = (name: string, attachments = false) =>
@@ -207,12 +228,17 @@ Deno.test("tools/call answers: odd content is mapped; errors and timeouts name t
       is_error: true,
     });
     assert.deepEqual(await call("weird_result"), { content: "a string, not a list" });
-    const [wrongId, silent] = await Promise.all([call("wrong_id"), call("no_answer")]);
+    const mutePid = (await pidOf(m, "mute")).pid;
+    const [wrongId, silent] = await Promise.all(
+      ["wrong_id", "no_answer"].map((name) => runTool(m.tools(), `mcp_mute_${name}`)),
+    );
     for (const out of [wrongId, silent]) {
       assert.equal(out.is_error, true);
-      assert.match(out.content, /^MCP server "srv" did not answer within 1s \(.*timed out\)/);
+      assert.match(out.content, /^MCP server "mute" did not answer within 1s \(.*timed out\)/);
     }
-    assert.ok(logs.some((l) => /^mcp srv: Received a response for an unknown message ID/.test(l)));
+    assert.ok(
+      logs.some((l) => /^mcp mute: Received a response for an unknown message ID/.test(l)),
+    );
     // A line of 70 MiB is dropped (not kept), and the answer after it still arrives.
     const bigPid = (await pidOf(m, "big")).pid;
     assert.deepEqual(await runTool(m.tools(), "mcp_big_flood_line"), {
@@ -226,6 +252,7 @@ Deno.test("tools/call answers: odd content is mapped; errors and timeouts name t
     // None of this cost the connections: the same processes answer.
     assert.equal((await pidOf(m, "srv")).pid, pid);
     assert.equal((await pidOf(m, "big")).pid, bigPid);
+    assert.equal((await pidOf(m, "mute")).pid, mutePid);
     assert.ok(!logs.some((l) => l.includes("reconnecting")), logs.join("\n"));
   });
 });
@@ -286,7 +313,7 @@ Deno.test("e2e: bad servers at start-up are warnings; the run offers only tools 
     {
       junk: bad("garbage"),
       refuses: bad("init-error"),
-      silent: bad("init-silent", { timeout: 1 }),
+      silent: bad("init-silent", { start_timeout: 1 }),
       badtools: bad("bad-tools"),
       loud: bad("ok", { enabled_tools: ["echo"] }, ["--stderr-mb", "4"]),
     },
@@ -338,7 +365,7 @@ Deno.test("e2e: bad tools/call answers become tool errors; the run goes on and r
     [
       scriptToolCalls([
         ...calls.map((name, i) => ({ name: `mcp_srv_${name}`, arguments: {}, id: `c${i}` })),
-        { name: "mcp_srv_wrong_id", arguments: {}, id: "c5" },
+        { name: "mcp_mute_wrong_id", arguments: {}, id: "c5" },
         { name: "mcp_srv_shout", arguments: { mb: 4 }, id: "c6" },
       ]),
       scriptToolCall("mcp_srv_exit", {}),
@@ -349,7 +376,7 @@ Deno.test("e2e: bad tools/call answers become tool errors; the run goes on and r
       scriptToolCall("mcp_srv_extra", {}),
       scriptText("survived"),
     ],
-    { srv: bad("ok", { timeout: 1 }) },
+    { srv: bad("ok"), mute: bad("ok", { timeout: 1, enabled_tools: ["wrong_id"] }) },
   );
   const r = await ws.run(["run", "-o", "stream-json", "go"]);
   assert.equal(r.code, 0, r.stderr);
@@ -372,7 +399,7 @@ Deno.test("e2e: bad tools/call answers become tool errors; the run goes on and r
     'MCP server "srv" reported that tool "error_no_content" failed, without saying why',
     'MCP server "srv" returned an error: MCP error -32000: backend exploded',
   ]);
-  assert.match(first[5], /^MCP server "srv" did not answer within 1s/);
+  assert.match(first[5], /^MCP server "mute" did not answer within 1s/);
   assert.equal(first[6], "shouted");
 
   const lost = toolMessages(reqs[2]).at(-1)!.content;

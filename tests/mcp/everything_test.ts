@@ -9,9 +9,16 @@ import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { everythingStdio, startEverythingHttp } from "../_support/mcp_everything.ts";
 import { runTool, toolContext } from "../_support/mcp_helpers.ts";
 
+/**
+ * The per-call timeout: short against the long-running operation below, long enough
+ * for a call and for the gaps between its progress notifications on a loaded machine.
+ * Starting is bounded apart (the stdio helper's generous `start_timeout`).
+ */
+const TIMEOUT_S = 5;
+
 async function exercise(cfg: McpServerConfig) {
   const logDir = await Deno.makeTempDir();
-  const manager = createMcpManager({ ev: { ...cfg, timeout: 1 } }, { logDir });
+  const manager = createMcpManager({ ev: { ...cfg, timeout: TIMEOUT_S } }, { logDir });
   try {
     const [status] = await manager.start();
     assert.equal(status.status, "connected", status.error);
@@ -58,13 +65,13 @@ async function exercise(cfg: McpServerConfig) {
       /^Returning resource reference for Resource 3:\n\[resource \S+3 \(text\/plain\)\]\n./,
     );
 
-    // 4 steps of 0.5 s against a 1 s timeout: only the progress notifications keep it alive.
+    // 8 steps of 1 s against a 5 s timeout: only the progress notifications keep it alive.
     const long = await runTool(tools, "mcp_ev_trigger-long-running-operation", {
-      duration: 2,
-      steps: 4,
+      duration: 8,
+      steps: 8,
     });
     assert.deepEqual(long, {
-      content: "Long running operation completed. Duration: 2 seconds, Steps: 4.",
+      content: "Long running operation completed. Duration: 8 seconds, Steps: 8.",
     });
   } finally {
     await manager.close();

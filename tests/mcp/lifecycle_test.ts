@@ -9,7 +9,7 @@ import { ToolInfraError } from "../../src/util/errors.ts";
 import { startFixtureHttp } from "../_support/mcp_fixture_server.ts";
 import { FIXTURE, fixtureStdio, processGone, runTool } from "../_support/mcp_helpers.ts";
 import { waitFor } from "../_support/wait.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 
 async function withManager(
   servers: Record<string, McpServerConfig>,
@@ -50,7 +50,8 @@ Deno.test("a server that cannot come back: tool error, tools stay, works once it
   const blocked = `${dir}/blocked`;
   const cmd = `test -f ${blocked} && { echo blocked >&2; exit 1; }; exec "${Deno.execPath()}" ` +
     `${DENO_RUN.join(" ")} -A ${FIXTURE} stdio`;
-  await withManager({ fx: { command: "bash", args: ["-c", cmd] } }, async (m) => {
+  const fx = { command: "bash", args: ["-c", cmd], start_timeout: START_TIMEOUT_S };
+  await withManager({ fx }, async (m) => {
     const pid = Number((await runTool(m.tools(), "mcp_fx_pid")).content);
     await Deno.writeTextFile(blocked, "");
     Deno.kill(pid, "SIGKILL");
@@ -84,7 +85,7 @@ Deno.test("failed, hung, misconfigured and disabled servers; required → ToolIn
   const servers: Record<string, McpServerConfig> = {
     bad: { command: "bash", args: ["-c", "echo boom >&2; exit 3"], required: true },
     missing: { command: "mopac-no-such-command" },
-    mute: { command: "sleep", args: ["30"], timeout: 0.3 },
+    mute: { command: "sleep", args: ["30"], start_timeout: 0.3 },
     nourl: { type: "http" },
     off: { disabled: true, command: "whatever" },
     fx: fixtureStdio({ enabled_tools: ["echo", "add"] }),

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createMcpManager } from "../../src/mcp/manager.ts";
 import { FIXTURE, processesMatching } from "../_support/mcp_helpers.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 import { waitFor } from "../_support/wait.ts";
 
 /** `ps` rows as [pid, pgid, stat, args]. */
@@ -27,6 +27,7 @@ Deno.test("a server started through bash -c leaves no process after close()", as
         "-c",
         `sleep ${marker} & "${Deno.execPath()}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio; wait`,
       ],
+      start_timeout: START_TIMEOUT_S,
     },
   }, { logDir });
   let group: string[][] = [];

@@ -5,6 +5,7 @@ import { answerElicitation } from "../../src/mcp/client_factory.ts";
 import {
   configProblem,
   maxTotalMs,
+  startTimeoutMs,
   timeoutMs,
   toolAllowed,
   transportKind,
@@ -128,6 +129,12 @@ Deno.test("config: transport kind, timeouts, filters, problems", () => {
   assert.equal(timeoutMs({ timeout: 2.5 }), 2_500);
   assert.equal(timeoutMs({ timeout: -1 }), 10_000);
   assert.ok(maxTotalMs({ timeout: 1 }) >= 5 * 60_000);
+  // Starting has its own deadline: 30 s, or `timeout` when that is longer (crush's meaning).
+  assert.equal(startTimeoutMs({}), 30_000);
+  assert.equal(startTimeoutMs({ timeout: 1 }), 30_000);
+  assert.equal(startTimeoutMs({ timeout: 90 }), 90_000);
+  assert.equal(startTimeoutMs({ timeout: 90, start_timeout: 5 }), 5_000);
+  assert.equal(startTimeoutMs({ start_timeout: 0 }), 30_000);
   assert.equal(toolAllowed({ enabled_tools: ["a"] }, "b"), false);
   assert.equal(toolAllowed({ enabled_tools: ["a"], disabled_tools: ["a"] }, "a"), false);
   assert.equal(toolAllowed({ enabled_tools: [] }, "b"), true);

@@ -85,10 +85,12 @@ Deno.test({
     const dir = await tempDir();
     try {
       const pidFile = join(dir, "pid");
+      // The hook must have started its child and written the pid before the time-out
+      // fires: 5 s leaves bash that time on a loaded machine (the hook never ends).
       const outcome = await runHookCommand(
         { command: `sleep 30 & echo $! > '${pidFile}'; wait` },
         "{}",
-        { cwd: dir, timeoutMs: 300, env: {}, clearEnv: false },
+        { cwd: dir, timeoutMs: 5_000, env: {}, clearEnv: false },
       );
       assert.deepEqual(outcome, { kind: "timeout" });
       const pid = Number((await Deno.readTextFile(pidFile)).trim());

@@ -7,7 +7,7 @@
  * needed), 2 usage, 6 failed.
  */
 import { EXIT } from "../exit_codes.ts";
-import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
+import { type McpServerConfig, startTimeoutMs, transportKind } from "../../mcp/config.ts";
 import { createMcpManager } from "../../mcp/manager.ts";
 import { oauthMode } from "../../mcp/oauth/settings.ts";
 import { LOGIN_WAIT_MS, startLoopbackLogin } from "../../mcp/oauth/login.ts";
@@ -57,9 +57,9 @@ export async function login(
     openWith,
     say: (line) => io.stderr(`${line}\n`),
   });
-  // The browser may take minutes: the connection must outwait it.
-  const timeout = (cfg.timeout ?? 10) + LOGIN_WAIT_MS / 1000;
-  const manager = createMcpManager({ [server]: { ...cfg, timeout, required: true } }, {
+  // The browser may take minutes: the start (where the login happens) must outwait it.
+  const start_timeout = (startTimeoutMs(cfg) + LOGIN_WAIT_MS) / 1000;
+  const manager = createMcpManager({ [server]: { ...cfg, start_timeout, required: true } }, {
     logDir: io.logDir,
     log: (line) => io.stderr(`${line}\n`),
     oauth: { dir: io.oauthDir!, clientName: "mopac", interactive: loopback },
