@@ -71,15 +71,21 @@ export function wrappedServer(marker: string, serverArgs = "") {
     ],
     enabled_tools: ["echo", "hang"],
     start_timeout: START_TIMEOUT_S,
+    // A hanging call ends when the test stops mopac, not on a per-call timer.
+    timeout: START_TIMEOUT_S,
   };
 }
 
 export type Event = Record<string, unknown>;
 
 /**
- * Reads a running mopac's stream-json events as they come: `until` waits (at most
- * 15 s) for an event, `finish` collects the rest, the exit code and stderr.
+ * Reads a running mopac's stream-json events as they come: `until` waits for an
+ * event, `finish` collects the rest, the exit code and stderr. Each kills a mopac
+ * that hangs, after as long as its servers may take to start (a safety net, not a
+ * timing check: mopac and its servers start slowly on a loaded machine).
  */
+const HANG_MS = START_TIMEOUT_S * 1000;
+
 export function eventStream(child: Deno.ChildProcess) {
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
@@ -99,7 +105,7 @@ export function eventStream(child: Deno.ChildProcess) {
   };
   return {
     async until(match: (e: Event) => boolean): Promise<Event> {
-      const deadline = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const deadline = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
       try {
         for (;;) {
           while (pending.length > 0) {
@@ -113,7 +119,7 @@ export function eventStream(child: Deno.ChildProcess) {
       }
     },
     async finish(): Promise<{ code: number; events: Event[]; stderr: string }> {
-      const deadline = setTimeout(() => child.kill("SIGKILL"), 15_000);
+      const deadline = setTimeout(() => child.kill("SIGKILL"), HANG_MS);
       try {
         while (await read());
         const { code } = await child.status;
