@@ -9,7 +9,7 @@ import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac, spawnMopac } from "../_support/run_mopac.ts";
 import { FIXTURE } from "../_support/mcp_helpers.ts";
 import { FAKE_ENV, workspace } from "../_support/workspace.ts";
-import { DENO_RUN } from "../_support/deps.ts";
+import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
 import { cleanup, DENO, eventStream, live, mcpWorkspace } from "./_mcp_run.ts";
 import { catches } from "./_signal_scan.ts";
 
@@ -27,6 +27,10 @@ Deno.test({
         `trap '' TERM; sleep ${marker} & "${DENO}" ${DENO_RUN.join(" ")} -A ${FIXTURE} stdio; wait`,
       ],
       enabled_tools: ["echo", "hang"],
+      // Generous: the server starts slowly on a loaded machine, and the hanging call
+      // ends when the test stops mopac, not on a per-call timer.
+      start_timeout: START_TIMEOUT_S,
+      timeout: START_TIMEOUT_S,
     };
     const ws = await mcpWorkspace(
       [scriptToolCall("mcp_stubborn_hang", {}), scriptText("resumed fine")],
