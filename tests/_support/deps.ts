@@ -41,7 +41,10 @@ export const DENO_RUN = ["run", "--cached-only"] as const;
  */
 export const START_TIMEOUT_S = 120;
 
-export const DENO_DIR = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+export function denoDir(): string {
+  // A function: the warm-up runs this module without env access.
+  return Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
+}
 const CONFIG = join(REPO, "deno.json");
 const SKIP = new Set(["fixtures", "node_modules"]);
 

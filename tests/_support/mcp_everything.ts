@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import { DENO_DIR, DENO_RUN, START_TIMEOUT_S } from "./deps.ts";
+import { DENO_RUN, denoDir, START_TIMEOUT_S } from "./deps.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 const LOOPBACK = fileURLToPath(new URL("./mcp_loopback.mjs", import.meta.url));
@@ -21,7 +21,7 @@ export function everythingStdio(): McpServerConfig {
   return {
     command: Deno.execPath(),
     args: [...RUN, EVERYTHING, "stdio"],
-    env: { DENO_DIR },
+    env: { DENO_DIR: denoDir() },
     start_timeout: START_TIMEOUT_S,
   };
 }

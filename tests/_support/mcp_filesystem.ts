@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
-import { DENO_DIR, DENO_RUN, START_TIMEOUT_S } from "./deps.ts";
+import { DENO_RUN, denoDir, START_TIMEOUT_S } from "./deps.ts";
 
 const CONFIG = fileURLToPath(new URL("../../deno.json", import.meta.url));
 
@@ -20,7 +20,7 @@ export function filesystemStdio(...dirs: string[]): McpServerConfig {
   return {
     command: Deno.execPath(),
     args: [...RUN, FILESYSTEM, ...dirs],
-    env: { DENO_DIR },
+    env: { DENO_DIR: denoDir() },
     start_timeout: START_TIMEOUT_S,
   };
 }

@@ -3,7 +3,7 @@
  * locked-down CI job would, and collects what it printed.
  */
 import { fileURLToPath } from "node:url";
-import { DENO_DIR, DENO_RUN } from "./deps.ts";
+import { DENO_RUN, denoDir } from "./deps.ts";
 
 export const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
@@ -62,7 +62,7 @@ export function cleanDenoEnv(): Record<string, string> {
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: Deno.env.get("HOME") ?? "/root",
-    DENO_DIR,
+    DENO_DIR: denoDir(),
     NO_COLOR: "1",
   };
 }
