@@ -5,7 +5,7 @@
  */
 
 /** Every bounded wait in the tests, unless a test has a reason for another. */
-export const WAIT_MS = 20_000;
+export const WAIT_MS = 60_000;
 
 /** Polls `check` every 10 ms until it holds; throws naming `what` after `ms`. */
 export async function waitFor(
