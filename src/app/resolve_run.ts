@@ -30,6 +30,7 @@ import { serversFor } from "./tooling.ts";
 import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
 import { jailCommand, jailNeeds } from "../jail/mod.ts";
 import { loadRunConfig } from "./load_config.ts";
+import { findResumeTarget, restoreModel, type ResumeTarget } from "./resume_target.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -87,27 +88,33 @@ export interface ResolvedRun {
   required: Need[];
   /** How the model's processes are jailed (the OS jail, not Deno's permissions). */
   jail: JailChoice;
+  /** The session `-C` or `-s` continues. */
+  resume?: ResumeTarget;
+  /** What the run should say on stderr before it starts (e.g. a model not restored). */
+  notes: string[];
 }
 
-type ResolveArgs = Pick<
-  RunOptions,
-  | "cwd"
-  | "config"
-  | "dataDir"
-  | "model"
-  | "smallModel"
-  | "agent"
-  | "tools"
-  | "maxTurns"
-  | "maxTokens"
-  | "maxCost"
-  | "timeout"
-  | "replay"
-  | "record"
-  | "outputSchema"
-  | "sandbox"
-  | "trustProject"
->;
+type ResolveArgs =
+  & Pick<
+    RunOptions,
+    | "cwd"
+    | "config"
+    | "dataDir"
+    | "model"
+    | "smallModel"
+    | "agent"
+    | "tools"
+    | "maxTurns"
+    | "maxTokens"
+    | "maxCost"
+    | "timeout"
+    | "replay"
+    | "record"
+    | "outputSchema"
+    | "sandbox"
+    | "trustProject"
+  >
+  & Partial<Pick<RunOptions, "continue" | "session">>;
 
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const cwd = resolve(args.cwd ?? Deno.cwd());
@@ -134,9 +141,18 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
   const profile = applyNarrowing(operatorProfile, narrowing);
   const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
-  // -m wins over the profile's model, which wins over models.large.
+  const notes: string[] = [];
+  // The session first: resuming needs no -m, and a wrong id is named before the model.
+  const resume = await findResumeTarget(loaded.dataDir, {
+    continue: args.continue === true,
+    session: args.session,
+  });
+  // -m wins over the resumed session's model, over the profile's, over models.large.
+  const restored = !args.model && resume?.lastModel
+    ? restoreModel(resume.lastModel, ctx, loaded, notes)
+    : undefined;
   const model = withKeyVar(
-    resolveModel(args.model ? "large" : profile.model ?? "large", ctx),
+    restored ?? resolveModel(args.model ? "large" : profile.model ?? "large", ctx),
     loaded,
   );
   const smallModel = config.models?.small || args.smallModel
@@ -221,6 +237,8 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     needs,
     required: requiredNeeds(needs),
     jail,
+    resume,
+    notes,
   };
 }
 

@@ -112,6 +112,11 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
       hint: "use -C for the latest session or -s ID for a given one",
     });
   }
+  if (v.ephemeral && (v.continue || v.session !== undefined)) {
+    throw new UsageError(`--ephemeral cannot continue a session (${v.continue ? "-C" : "-s"})`, {
+      hint: "an ephemeral run neither reads nor keeps sessions; drop one of the two",
+    });
+  }
   return {
     help: v.help === true,
     prompt: positionals,
