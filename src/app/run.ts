@@ -38,6 +38,7 @@ import type { Provider } from "../provider/types.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { checkBackend } from "../jail/mod.ts";
 import { type RunJail, startJail } from "./jail.ts";
+import { requirePrices } from "./cost_limit.ts";
 
 /** Turns a sub-agent may take when no limit says otherwise. */
 const SUB_AGENT_MAX_TURNS = 50;
@@ -74,6 +75,7 @@ export async function prepareRun(
   // A jail that cannot exist here is named as such, not as a missing Deno flag.
   await checkBackend(resolved.jail);
   preflight(resolved.required);
+  requirePrices(resolved);
   const outputSchema = args.outputSchema
     ? await loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;

@@ -142,6 +142,7 @@ function build(
     default_max_tokens: sel.max_tokens ?? model?.default_max_tokens ??
       UNLISTED_LIMITS.default_max_tokens,
     pricing: pricingOf(model),
+    priced: model?.cost_per_1m_in !== undefined || model?.cost_per_1m_out !== undefined,
     can_reason: canReason,
     supports_attachments: model?.supports_attachments ?? false,
     unlisted: model === undefined,

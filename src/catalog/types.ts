@@ -14,6 +14,11 @@ export interface ResolvedModel {
   context_window: number;
   default_max_tokens: number;
   pricing: Pricing;
+  /**
+   * The config or the catalog gives this model a price (0 counts: a free local model).
+   * Without one its cost reads 0, and a cost limit could not hold it.
+   */
+  priced: boolean;
   can_reason: boolean;
   supports_attachments: boolean;
   /** True when the id is not in the catalog and limits are conservative guesses. */

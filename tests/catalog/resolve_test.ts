@@ -29,6 +29,7 @@ Deno.test("provider/model resolves a listed model with catalog facts and the env
     context_window: 400000,
     default_max_tokens: 128000,
     pricing: { input: 1.25, output: 10, cached_input: 0.125 },
+    priced: true,
     can_reason: true,
     supports_attachments: true,
     unlisted: false,
@@ -45,6 +46,7 @@ Deno.test("a model a known provider does not list passes through with conservati
   assert.equal(m.context_window, 32768);
   assert.equal(m.default_max_tokens, 4096);
   assert.deepEqual(m.pricing, { input: 0, output: 0, cached_input: 0 });
+  assert.equal(m.priced, false);
   // The rest after the first slash is the model id, slashes and all.
   assert.equal(
     resolveModel("openrouter/anthropic/claude-sonnet-4.5", ctx({ OPENROUTER_API_KEY: "k" }))
