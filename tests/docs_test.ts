@@ -103,7 +103,7 @@ function jsoncBlocks(file: string): Array<{ line: number; text: string }> {
 Deno.test("every config example in the docs is valid against `mopac schema` and loads", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-docs-" }));
   try {
-    const perms = { read: [dir], write: [dir] };
+    const perms = { read: [dir], write: [dir], env: ["MOPAC_*"] };
     const schema = await runMopac(["schema"], { cwd: dir, perms });
     assert.equal(schema.code, 0, schema.stderr);
     const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })

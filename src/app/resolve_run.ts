@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import {
+  CONFIG_ENV_PATTERN,
   type IgnoredKey,
   type LimitCaps,
   type LoadedConfig,
@@ -116,7 +117,38 @@ type ResolveArgs =
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
+/**
+ * What `mopac sandbox` resolves: a run's plan, where the model may be missing (the
+ * run will be given `-m`), and then no provider host or key is among the needs.
+ */
+export type SandboxPlan = Omit<ResolvedRun, "model" | "smallModel" | "subAgent"> & {
+  model?: ResolvedModel;
+  smallModel?: ResolvedModel;
+  subAgent?: { profile: Profile; operatorProfile: Profile; model?: ResolvedModel };
+};
+
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
+  const plan = await resolvePlan(args, false);
+  // Without modelOptional an unselected model has thrown already.
+  if (!plan.model || !plan.smallModel || (plan.subAgent && !plan.subAgent.model)) {
+    throw new Error("resolveRun: a model is missing");
+  }
+  return plan as ResolvedRun;
+}
+
+/** `mopac sandbox`'s plan: the same as a run's, but no selected model is no error. */
+export async function resolveSandbox(args: ResolveArgs): Promise<SandboxPlan> {
+  const plan = await resolvePlan(args, true);
+  if (!plan.model) {
+    plan.notes.push(
+      "mopac: no model selected, so no provider's host or key is among the flags; " +
+        "give sandbox the -m the run will get",
+    );
+  }
+  return plan;
+}
+
+async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<SandboxPlan> {
   const cwd = resolve(args.cwd ?? Deno.cwd());
   const models: Record<string, { model: string }> = {};
   if (args.model) models.large = { model: args.model };
@@ -151,13 +183,13 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const restored = !args.model && resume?.lastModel
     ? restoreModel(resume.lastModel, ctx, loaded, notes)
     : undefined;
-  const model = withKeyVar(
-    restored ?? resolveModel(args.model ? "large" : profile.model ?? "large", ctx),
-    loaded,
-  );
-  const smallModel = config.models?.small || args.smallModel
-    ? withKeyVar(resolveModel("small", ctx), loaded)
-    : model;
+  const ref = args.model ? "large" : profile.model ?? "large";
+  const unselected = !restored && (ref === "large" || ref === "small") &&
+    !config.models?.large && !(ref === "small" && config.models?.small);
+  const model = modelOptional && unselected
+    ? undefined
+    : withKeyVar(restored ?? resolveModel(ref, ctx), loaded);
+  const smallModel = config.models?.small ? withKeyVar(resolveModel("small", ctx), loaded) : model;
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel, profile)
     : undefined;
@@ -189,7 +221,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     dataDir: loaded.dataDir,
     configFiles: loaded.files,
     workspace: loaded.workspaceRoot,
-    providerUrl: args.replay ? undefined : model.base_url,
+    providerUrl: args.replay ? undefined : model?.base_url,
     mcp: Object.entries(servers).map(([name, s]) => ({
       name,
       type: transportKind(s),
@@ -207,10 +239,11 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     ],
     fetchHosts: profile.fetchHosts,
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,
-    smallModelUrl: args.replay ? undefined : smallModel.base_url,
-    subAgentModelUrl: args.replay ? undefined : subAgent?.model.base_url,
+    smallModelUrl: args.replay ? undefined : smallModel?.base_url,
+    subAgentModelUrl: args.replay ? undefined : subAgent?.model?.base_url,
   });
   needs.push(...jailNeeds(jail));
+  needs.push({ kind: "env", variable: CONFIG_ENV_PATTERN, why: "config from the environment" });
   for (const [name, s] of Object.entries(servers)) {
     if (!jailedServer(s)) continue;
     const why = `MCP server "${name}" in the OS jail`;
@@ -250,9 +283,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
 function resolveSubAgent(
   loaded: LoadedConfig,
   ctx: ResolveContext,
-  smallModel: ResolvedModel,
+  smallModel: ResolvedModel | undefined,
   parent: Profile,
-): { profile: Profile; operatorProfile: Profile; model: ResolvedModel } {
+): { profile: Profile; operatorProfile: Profile; model?: ResolvedModel } {
   const operatorProfile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
   const profile = withinParent(applyNarrowing(operatorProfile, loaded.project.narrowing), parent);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;

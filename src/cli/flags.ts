@@ -5,7 +5,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { resolve } from "node:path";
 import { UsageError } from "../util/errors.ts";
-import { readEnv } from "../util/env.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
@@ -147,6 +146,24 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
   };
 }
 
+/**
+ * The output format argv asks for, read without parsing the rest: a run whose flags
+ * do not parse still owes json consumers a `result` object. Text unless a valid
+ * `-o`/`--output-format` value is found (the last one wins, as in parsing).
+ */
+export function outputFormatOf(argv: readonly string[]): OutputFormat {
+  let format: OutputFormat = "text";
+  for (let i = 0; i < argv.length && argv[i] !== "--"; i++) {
+    const a = argv[i];
+    let value: string | undefined;
+    if (a === "-o" || a === "--output-format") value = argv[++i];
+    else if (a.startsWith("--output-format=")) value = a.slice("--output-format=".length);
+    else if (/^-o[^-]/.test(a)) value = a.slice(2).replace(/^=/, "");
+    if (value === "text" || value === "json" || value === "stream-json") format = value;
+  }
+  return format;
+}
+
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -204,12 +221,12 @@ export function splitCommon(
     rest,
     load: async () => {
       // Loaded only when a command reads config: it brings the catalog along.
-      const { loadRunConfig, projectNotice } = await import("../app/load_config.ts");
+      const { loadRunConfig, projectNotice, commandEnv } = await import("../app/load_config.ts");
       const loaded = await loadRunConfig({
         cwd: resolve(values.cwd ?? Deno.cwd()),
         configFile: values.config,
         dataDir: values["data-dir"],
-        env: readEnv,
+        env: commandEnv,
         trustProject: values["trust-project"] === true,
       });
       const notice = projectNotice(loaded);

@@ -38,5 +38,5 @@ export {
   SYSTEM_CONFIG_FILE,
   userDirs,
 } from "./paths.ts";
-export { CONFIG_ENV_VARS } from "./layers.ts";
+export { CONFIG_ENV_PATTERN, CONFIG_ENV_VARS } from "./layers.ts";
 export { type JsonPath, parsePath } from "./jsonc.ts";

@@ -45,7 +45,7 @@ function offline(dir: string, cassette: string): Permissions {
     read: [dir, cassette],
     write: [dir],
     run: BASH_RUN,
-    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS],
+    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", "MOPAC_*", ...JAIL_ENV_VARS],
   };
 }
 

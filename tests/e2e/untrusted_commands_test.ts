@@ -62,7 +62,7 @@ Deno.test("config commands on a malicious untrusted project run nothing and use 
     // The key, and the variable that finds the operator's config; no GITHUB_TOKEN.
     assert.deepEqual(
       flags.get("--allow-env"),
-      ["OPENAI_API_KEY", "XDG_CONFIG_HOME", ...JAIL_ENV_VARS].sort(),
+      ["MOPAC_*", "OPENAI_API_KEY", "XDG_CONFIG_HOME", ...JAIL_ENV_VARS].sort(),
     );
     assert.deepEqual(flags.get("--allow-read"), [w.repo, `${w.root}/xdg/mopac/mopac.json`]);
     assert.ok(!sandbox.stdout.includes("evil"));

@@ -6,7 +6,7 @@
  * before it makes the ending `cancelled`, from the first moment to the last.
  */
 import { fstatSync } from "node:fs";
-import { parseRunArgs, type RunArgs } from "../flags.ts";
+import { outputFormatOf, parseRunArgs, type RunArgs } from "../flags.ts";
 import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
@@ -16,7 +16,16 @@ import { interrupts } from "../../util/interrupts.ts";
 import { RunEnding } from "../run_ending.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseRunArgs(argv);
+  let args: ReturnType<typeof parseRunArgs>;
+  try {
+    args = parseRunArgs(argv);
+  } catch (err) {
+    // A bad flag is a failure before the start too: json consumers get their result.
+    const output = outputFormatOf(argv);
+    const renderer = createRenderer(output, io, { quiet: true, verbose: false });
+    new RunEnding(renderer, Date.now()).failed(err, output !== "text");
+    return reportError(err, io);
+  }
   if (args.help) {
     io.out(RUN_HELP);
     return EXIT.ok;
