@@ -3,7 +3,7 @@
  * profile, the models (large, small, and the one `agent` tool calls run on), limits,
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
   CONFIG_ENV_PATTERN,
   type IgnoredKey,
@@ -56,6 +56,8 @@ export interface RunOptions {
   ephemeral: boolean;
   /** A JSON Schema file the final answer must match. */
   outputSchema?: string;
+  /** A file the final answer is written to (`--output-last-message`). */
+  outputLastMessage?: string;
   /** Resolve and describe the run; no model call, nothing written. */
   dryRun?: boolean;
   /** `--trust-project`: the project's own config files count like the operator's. */
@@ -112,6 +114,7 @@ type ResolveArgs =
     | "replay"
     | "record"
     | "outputSchema"
+    | "outputLastMessage"
     | "sandbox"
     | "trustProject"
   >
@@ -233,7 +236,8 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     tools: offered,
     envVars: [
       ...loaded.referencedEnv,
-      ...[model, smallModel, subAgent?.model].map(keyVar).filter((v) => v !== undefined),
+      ...[model, smallModel, subAgent?.model].flatMap((m) => [keyVar(m), m?.base_url_env])
+        .filter((v) => v !== undefined),
       // A run under the printed flags must find the same config and trust the project alike.
       ...loaded.envUsed,
     ],
@@ -257,6 +261,11 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   }
   if (args.outputSchema) {
     needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
+  }
+  if (args.outputLastMessage) {
+    const file = resolve(cwd, args.outputLastMessage);
+    needs.push({ kind: "write", path: file, why: "--output-last-message" });
+    requireFolder(dirname(file), "--output-last-message");
   }
   return {
     cwd,
@@ -328,6 +337,16 @@ function keyVar(model: ResolvedModel | undefined): string | undefined {
   if (!model) return undefined;
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
+}
+
+/** The folder an output file goes into must exist before anything starts (exit 2). */
+function requireFolder(path: string, flag: string): void {
+  try {
+    if (Deno.statSync(path).isDirectory) return;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable) return;
+  }
+  throw new UsageError(`${flag}: the folder ${path} does not exist`);
 }
 
 /** A missing input file is a usage error before anything starts (exit 2, not a failed request). */

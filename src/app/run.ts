@@ -48,10 +48,12 @@ export interface PreparedRun extends AsyncDisposable {
   init: InitEvent;
   /** What `--dry-run` prints. */
   describe(): Record<string, unknown>;
+  /** `title`: what the session's title is made of, when not the whole prompt. */
   execute(
     prompt: string,
     emit: (e: AgentEvent) => void,
     signal: AbortSignal,
+    title?: string,
   ): Promise<RunOutcome>;
 }
 
@@ -125,10 +127,11 @@ export async function prepareRun(
         ? {}
         : { project_narrowing: loaded.project.narrowing }),
     }),
-    execute(prompt, emit, signal) {
+    execute(prompt, emit, signal, title) {
       shared.spend.start();
       return executeAgent(shared, wired, {
         prompt,
+        title,
         limits: resolved.limits,
         onDeny: args.onDeny,
         signal,

@@ -36,6 +36,10 @@ export interface RunArgs {
   config?: string;
   sandbox?: "on" | "off";
   trustProject: boolean;
+  /** `--no-stdin`: never read stdin into the prompt. */
+  noStdin: boolean;
+  /** `--output-last-message FILE`: the final answer goes to FILE too (empty on failure). */
+  outputLastMessage?: string;
 }
 
 const RUN_OPTIONS = {
@@ -63,6 +67,8 @@ const RUN_OPTIONS = {
   config: { type: "string" },
   sandbox: { type: "string" },
   "trust-project": { type: "boolean" },
+  "no-stdin": { type: "boolean" },
+  "output-last-message": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -143,6 +149,8 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     config: v.config,
     sandbox: v.sandbox as "on" | "off" | undefined,
     trustProject: v["trust-project"] === true,
+    noStdin: v["no-stdin"] === true,
+    outputLastMessage: v["output-last-message"],
   };
 }
 
