@@ -7,6 +7,11 @@ export interface ResolvedModel {
   /** Display name. */
   name: string;
   base_url: string;
+  /**
+   * The variable that may override `base_url` (`LITELLM_BASE_URL`, …), which the run
+   * reads whether or not it is set; absent for providers the catalog does not know.
+   */
+  base_url_env?: string;
   /** Resolved key, or undefined for keyless local servers. Never logged. */
   api_key?: string;
   /** Where the key comes from, for messages: `$OPENAI_API_KEY` or `providers.x.api_key`. */
