@@ -23,14 +23,14 @@ import {
 import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
-import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
+import { type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
 import { readEnv } from "../util/env.ts";
-import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
 import { jailCommand, jailNeeds } from "../jail/mod.ts";
 import { loadRunConfig } from "./load_config.ts";
+import { requireFile, requireFolder, requireRead } from "./run_inputs.ts";
 import { findResumeTarget, restoreModel, type ResumeTarget } from "./resume_target.ts";
 
 /**
@@ -323,39 +323,9 @@ function strictEnv(name: string): string | undefined {
   return Deno.env.get(name);
 }
 
-function requireRead(path: string): void {
-  if (granted({ name: "read", path })) return;
-  throw new SandboxError(
-    `Deno's permissions do not let mopac read the working directory ${path} ` +
-      "(its config files and workspace)",
-    `--allow-read=${path}`,
-  );
-}
-
 /** The env var holding the model's key, when the key comes from one. */
 function keyVar(model: ResolvedModel | undefined): string | undefined {
   if (!model) return undefined;
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
-}
-
-/** The folder an output file goes into must exist before anything starts (exit 2). */
-function requireFolder(path: string, flag: string): void {
-  try {
-    if (Deno.statSync(path).isDirectory) return;
-  } catch (err) {
-    if (err instanceof Deno.errors.NotCapable) return;
-  }
-  throw new UsageError(`${flag}: the folder ${path} does not exist`);
-}
-
-/** A missing input file is a usage error before anything starts (exit 2, not a failed request). */
-function requireFile(path: string, flag: string): void {
-  try {
-    if (Deno.statSync(path).isFile) return;
-  } catch (err) {
-    // Without read permission the preflight names the flag instead.
-    if (err instanceof Deno.errors.NotCapable) return;
-  }
-  throw new UsageError(`${flag} ${path}: no such file`);
 }
