@@ -1,14 +1,17 @@
 /**
  * The repository stands alone and its documentation holds: nothing refers to files
- * outside the clone, every relative link in the README and docs/ resolves, and every
+ * outside the clone, every relative link in the README and docs/ resolves, every
  * config example in them (a ```jsonc block) is valid against `mopac schema` and
- * passes `mopac config validate`.
+ * passes `mopac config validate`, and the README's commands (its ```sh blocks) run
+ * as written, offline, against a fake provider.
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { parse as parseJsonc } from "jsonc-parser";
-import { REPO, runMopac } from "./_support/run_mopac.ts";
+import { cleanDenoEnv, MAIN, REPO, runMopac } from "./_support/run_mopac.ts";
+import { scriptText, startFakeOpenAI } from "./_support/fake_openai.ts";
+import { JAIL_ENV } from "./_support/jail.ts";
 
 /** Folders that are not the project's own text: git's, build output, a local data dir. */
 const SKIP = new Set([".git", "dist", "cov", ".mopac", "node_modules"]);
@@ -87,12 +90,12 @@ function exists(path: string): boolean {
   }
 }
 
-/** The ```jsonc blocks of a Markdown file, with the line each starts on. */
-function jsoncBlocks(file: string): Array<{ line: number; text: string }> {
+/** The ```jsonc (or other `lang`) blocks of a Markdown file, with the line each starts on. */
+function jsoncBlocks(file: string, lang = "jsonc"): Array<{ line: number; text: string }> {
   const out: Array<{ line: number; text: string }> = [];
   const lines = Deno.readTextFileSync(file).split("\n");
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i].trim() !== "```jsonc") continue;
+    if (lines[i].trim() !== "```" + lang) continue;
     const start = i + 1;
     while (++i < lines.length && lines[i].trim() !== "```");
     out.push({ line: start + 1, text: lines.slice(start, i).join("\n") });
@@ -103,7 +106,7 @@ function jsoncBlocks(file: string): Array<{ line: number; text: string }> {
 Deno.test("every config example in the docs is valid against `mopac schema` and loads", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-docs-" }));
   try {
-    const perms = { read: [dir], write: [dir] };
+    const perms = { read: [dir], write: [dir], env: ["MOPAC_*"] };
     const schema = await runMopac(["schema"], { cwd: dir, perms });
     assert.equal(schema.code, 0, schema.stderr);
     const validate = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
@@ -133,6 +136,80 @@ Deno.test("every config example in the docs is valid against `mopac schema` and 
     }
     assert.deepEqual(problems, []);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the README's commands run as written, offline, against a fake provider", async () => {
+  const fake = await startFakeOpenAI({ turns: () => scriptText("done") });
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-readme-" }));
+  try {
+    // A repository with a change, so `git diff` has something to pipe.
+    const git = (...args: string[]) =>
+      new Deno.Command("git", { args, cwd: dir, stdout: "null", stderr: "null" }).output();
+    await git("init", "-q");
+    await Deno.writeTextFile(`${dir}/app.ts`, "export const a = 1;\n");
+    await git("add", "app.ts");
+    await git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one");
+    await Deno.writeTextFile(`${dir}/app.ts`, "export const a = 2;\n");
+    // The README's config examples that define profiles go where it says: the user's config.
+    const readme = join(REPO, "README.md");
+    const profiles = jsoncBlocks(readme).filter((b) => b.text.includes('"agents"'));
+    assert.equal(profiles.length, 1, "one README example defines the profiles it uses");
+    await Deno.mkdir(`${dir}/xdg/mopac`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/xdg/mopac/mopac.json`, profiles[0].text);
+
+    // What runs mopac (or main.ts, from the clone) and sets its environment; not installs.
+    const lines = jsoncBlocks(readme, "sh").flatMap((b) => b.text.split("\n"))
+      .filter((l) => /^export |(^|\| )mopac |main\.ts/.test(l) && !/^(npx|deno task) /.test(l))
+      .map((l) => l.replaceAll(" main.ts", ` ${MAIN}`));
+    assert.ok(lines.length >= 6, lines.join("\n"));
+    const script = [
+      "set -o pipefail",
+      // The installed command runs with --allow-all; tests load modules from the cache only.
+      `mopac() { command deno run --cached-only -A '${MAIN}' "$@"; }`,
+      `deno() { if [ "$1" = run ]; then shift; command deno run --cached-only "$@"; ` +
+      `else command deno "$@"; fi; }`,
+      ...lines.map((l) =>
+        `${l} > /dev/null || { echo "failed ($?): ${l.replaceAll('"', '\\"')}" >&2; exit 1; }`
+      ),
+    ].join("\n");
+    const out = await new Deno.Command("bash", {
+      args: ["-c", script],
+      cwd: dir,
+      clearEnv: true,
+      env: {
+        ...cleanDenoEnv(),
+        ...JAIL_ENV,
+        HOME: dir,
+        XDG_CONFIG_HOME: `${dir}/xdg`,
+        LITELLM_BASE_URL: fake.url,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    // Every run reached the fake on the README's model, each with its own prompt.
+    const prompts = fake.turnRequests().map((r) =>
+      String(r.messages.filter((m) => m.role === "user").at(-1)?.content)
+    );
+    for (
+      const p of [
+        "add a test for parseDuration",
+        "now make it pass",
+        "review this diff",
+        "fix the failing lint",
+        "fix the build",
+      ]
+    ) {
+      assert.ok(prompts.some((q) => q.endsWith(p)), `${p} in ${JSON.stringify(prompts)}`);
+    }
+    assert.ok(prompts.some((q) => q.includes("+export const a = 2;")), "git diff was piped");
+    assert.ok(fake.turnRequests().every((r) => r.model === "gpt-5"));
+    assert.deepEqual(fake.rejected, []);
+  } finally {
+    await fake.close();
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -44,9 +44,31 @@ export function checkBudget(limits: Limits, totals: RunTotals): void {
   if (limits.max_cost !== undefined && totals.cost_usd >= limits.max_cost) {
     throw new BudgetError(
       "cost",
-      `max cost reached ($${totals.cost_usd.toFixed(4)} of $${limits.max_cost})`,
+      `max cost reached (${usd(totals.cost_usd)} of $${limits.max_cost})`,
     );
   }
+}
+
+/**
+ * After an answer: a run whose last turn went past a token or cost limit did not
+ * finish within its budget, though nothing was left to stop (exit 4, not 0).
+ */
+export function checkOvershoot(limits: Limits, totals: RunTotals): void {
+  const tokens = totals.usage.input_tokens + totals.usage.output_tokens;
+  if (limits.max_tokens !== undefined && tokens > limits.max_tokens) {
+    throw new BudgetError("tokens", `max tokens exceeded (${tokens} of ${limits.max_tokens})`);
+  }
+  if (limits.max_cost !== undefined && totals.cost_usd > limits.max_cost) {
+    throw new BudgetError(
+      "cost",
+      `max cost exceeded (${usd(totals.cost_usd)} of $${limits.max_cost})`,
+    );
+  }
+}
+
+/** Dollars to 4 places, or to 2 significant digits below a cent of a cent. */
+function usd(n: number): string {
+  return n === 0 || n >= 0.0001 ? `$${n.toFixed(4)}` : `$${Number(n.toPrecision(2))}`;
 }
 
 /**
@@ -141,10 +163,14 @@ function parseCount(value: string | number, where: string): number {
   return n;
 }
 
-/** USD above zero; "0.50" and "$0.50" both read as half a dollar. */
+/** USD above zero; "0.50" and "$0.50" both read as half a dollar, and so does 5e-1. */
 function parseCost(value: string | number, where: string): number {
-  const text = typeof value === "number" ? String(value) : value.trim().replace(/^\$/, "");
-  const n = /^\d+(\.\d+)?$|^\.\d+$/.test(text) ? Number(text) : NaN;
+  const text = typeof value === "number" ? "" : value.trim().replace(/^\$/, "");
+  const n = typeof value === "number"
+    ? value
+    : /^(\d+(\.\d*)?|\.\d+)(e-?\d+)?$/i.test(text)
+    ? Number(text)
+    : NaN;
   if (!Number.isFinite(n) || n <= 0) {
     throw new Error(`${where}: expected an amount in USD above 0, got ${JSON.stringify(value)}`);
   }

@@ -13,7 +13,7 @@ import type { Denial } from "../domain/tool_records.ts";
 import { AgentError, GateError, InterruptedError, MopacError } from "../util/errors.ts";
 import { AssistantDraft } from "./draft.ts";
 import { addUsage, emptyUsage } from "../domain/usage.ts";
-import { checkBudget, failsAtEnd, timeLimit } from "./limits.ts";
+import { checkBudget, checkOvershoot, failsAtEnd, timeLimit } from "./limits.ts";
 import type { LoopDeps, LoopInput, RunOutcome } from "./types.ts";
 import { LoopGuard } from "./loop_guard.ts";
 import { runToolCalls } from "./tool_calls.ts";
@@ -80,6 +80,7 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
       const text = textOf(message);
       if (text) outcome.text = text;
       if (calls.length === 0) {
+        checkOvershoot(input.limits, outcome);
         // A cut or filtered answer is not the agent finishing: a pipeline must not see exit 0.
         const unfinished = unfinishedAnswer(turn.finish_reason, text);
         if (unfinished) throw new AgentError(unfinished);

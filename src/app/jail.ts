@@ -128,7 +128,9 @@ function jailSettings(
  * `mopac sandbox --check`: the backend this machine would use, its version, and
  * whether the probe a run makes at preflight succeeds (ok false: a run would exit 2).
  */
-export async function checkJail(resolved: ResolvedRun): Promise<{ ok: boolean; lines: string[] }> {
+export async function checkJail(
+  resolved: Pick<ResolvedRun, "loaded" | "profile" | "jail">,
+): Promise<{ ok: boolean; lines: string[] }> {
   const { jail } = resolved;
   const network = jail.network.mode === "hosts"
     ? `hosts (${jail.network.hosts.join(", ")})`

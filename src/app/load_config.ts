@@ -9,6 +9,7 @@
 import { relative } from "node:path";
 import {
   type Config,
+  CONFIG_ENV_VARS,
   type IgnoredKey,
   loadConfig,
   type LoadedConfig,
@@ -19,6 +20,14 @@ import {
 } from "../config/mod.ts";
 import { resolveModel } from "../catalog/mod.ts";
 import { readEnv } from "../util/env.ts";
+
+/**
+ * How commands other than `run` read the environment for config: a variable Deno
+ * hides is unset, except mopac's own (MOPAC_*), which the loader must see or refuse.
+ */
+export function commandEnv(name: string): string | undefined {
+  return CONFIG_ENV_VARS.includes(name) ? Deno.env.get(name) : readEnv(name);
+}
 
 export function loadRunConfig(opts: Omit<LoadOptions, "modelChoiceProblem">) {
   return loadConfig({

@@ -1,6 +1,6 @@
 /**
- * Opens the session an agent run writes to: for the run, a new one, the latest
- * (`-C`) or a given one (`-s`), restoring what resume brings back (history from the
+ * Opens the session an agent run writes to: for the run, a new one or the one it
+ * continues (`-C`, `-s`), restoring what resume brings back (history from the
  * last summary on, the model of the last assistant message, todos, viewed files and
  * shell state); for a sub-agent, a new child session. Also what the tools of a
  * session see, and which part of it is kept across runs.
@@ -9,7 +9,6 @@ import type { Message } from "../domain/message.ts";
 import type { ToolContext, ToolState } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
 import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";
-import { UsageError } from "../util/errors.ts";
 import { StorageWatch } from "./storage_watch.ts";
 
 export interface OpenedSession {
@@ -21,25 +20,16 @@ export interface OpenedSession {
   resumed: boolean;
 }
 
+/** `session`: the id of the session to continue (resume_target.ts found it); else a new one. */
 export async function openRunSession(
   store: SessionStore,
-  opts: { continue: boolean; session?: string; cwd: string },
+  opts: { session?: string; cwd: string },
 ): Promise<OpenedSession> {
-  let handle: SessionHandle;
-  if (opts.continue) {
-    const latest = await store.latestTopLevel();
-    if (!latest) {
-      throw new UsageError("no session to continue", {
-        hint: "start one with mopac run PROMPT, or pick one with -s ID",
-      });
-    }
-    handle = await store.open(latest.id);
-  } else if (opts.session !== undefined) {
-    handle = await store.open(opts.session);
-  } else {
+  if (opts.session === undefined) {
     const fresh = await store.create({ cwd: opts.cwd });
     return { handle: fresh, history: [], state: emptyState(opts.cwd), resumed: false };
   }
+  const handle: SessionHandle = await store.open(opts.session);
   try {
     const loaded = await handle.load();
     const state = emptyState(opts.cwd);

@@ -3,8 +3,9 @@
  * profile, the models (large, small, and the one `agent` tool calls run on), limits,
  * and the Deno permissions it needs. Shared by `run`, `run --dry-run` and `sandbox`.
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import {
+  CONFIG_ENV_PATTERN,
   type IgnoredKey,
   type LimitCaps,
   type LoadedConfig,
@@ -23,15 +24,16 @@ import {
 import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
-import { granted, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
+import { type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
 import { oauthMode } from "../mcp/oauth/settings.ts";
 import { readEnv } from "../util/env.ts";
-import { SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
 import { jailCommand, jailNeeds } from "../jail/mod.ts";
 import { loadRunConfig } from "./load_config.ts";
+import { requireFile, requireFolder, requireRead } from "./run_inputs.ts";
+import { findResumeTarget, restoreModel, type ResumeTarget } from "./resume_target.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -56,6 +58,8 @@ export interface RunOptions {
   ephemeral: boolean;
   /** A JSON Schema file the final answer must match. */
   outputSchema?: string;
+  /** A file the final answer is written to (`--output-last-message`). */
+  outputLastMessage?: string;
   /** Resolve and describe the run; no model call, nothing written. */
   dryRun?: boolean;
   /** `--trust-project`: the project's own config files count like the operator's. */
@@ -89,29 +93,67 @@ export interface ResolvedRun {
   required: Need[];
   /** How the model's processes are jailed (the OS jail, not Deno's permissions). */
   jail: JailChoice;
+  /** The session `-C` or `-s` continues. */
+  resume?: ResumeTarget;
+  /** What the run should say on stderr before it starts (e.g. a model not restored). */
+  notes: string[];
 }
 
-type ResolveArgs = Pick<
-  RunOptions,
-  | "cwd"
-  | "config"
-  | "dataDir"
-  | "model"
-  | "smallModel"
-  | "agent"
-  | "tools"
-  | "maxTurns"
-  | "maxTokens"
-  | "maxCost"
-  | "timeout"
-  | "replay"
-  | "record"
-  | "outputSchema"
-  | "sandbox"
-  | "trustProject"
->;
+type ResolveArgs =
+  & Pick<
+    RunOptions,
+    | "cwd"
+    | "config"
+    | "dataDir"
+    | "model"
+    | "smallModel"
+    | "agent"
+    | "tools"
+    | "maxTurns"
+    | "maxTokens"
+    | "maxCost"
+    | "timeout"
+    | "replay"
+    | "record"
+    | "outputSchema"
+    | "outputLastMessage"
+    | "sandbox"
+    | "trustProject"
+  >
+  & Partial<Pick<RunOptions, "continue" | "session">>;
+
+/**
+ * What `mopac sandbox` resolves: a run's plan, where the model may be missing (the
+ * run will be given `-m`), and then no provider host or key is among the needs.
+ */
+export type SandboxPlan = Omit<ResolvedRun, "model" | "smallModel" | "subAgent"> & {
+  model?: ResolvedModel;
+  smallModel?: ResolvedModel;
+  subAgent?: { profile: Profile; operatorProfile: Profile; model?: ResolvedModel };
+};
 
 export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
+  const plan = await resolvePlan(args, false);
+  // Without modelOptional an unselected model has thrown already.
+  if (!plan.model || !plan.smallModel || (plan.subAgent && !plan.subAgent.model)) {
+    throw new Error("resolveRun: a model is missing");
+  }
+  return plan as ResolvedRun;
+}
+
+/** `mopac sandbox`'s plan: the same as a run's, but no selected model is no error. */
+export async function resolveSandbox(args: ResolveArgs): Promise<SandboxPlan> {
+  const plan = await resolvePlan(args, true);
+  if (!plan.model) {
+    plan.notes.push(
+      "mopac: no model selected, so no provider's host or key is among the flags; " +
+        "give sandbox the -m the run will get",
+    );
+  }
+  return plan;
+}
+
+async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<SandboxPlan> {
   const cwd = resolve(args.cwd ?? Deno.cwd());
   const models: Record<string, { model: string }> = {};
   if (args.model) models.large = { model: args.model };
@@ -136,14 +178,23 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
   const profile = applyNarrowing(operatorProfile, narrowing);
   const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
-  // -m wins over the profile's model, which wins over models.large.
-  const model = withKeyVar(
-    resolveModel(args.model ? "large" : profile.model ?? "large", ctx),
-    loaded,
-  );
-  const smallModel = config.models?.small || args.smallModel
-    ? withKeyVar(resolveModel("small", ctx), loaded)
-    : model;
+  const notes: string[] = [];
+  // The session first: resuming needs no -m, and a wrong id is named before the model.
+  const resume = await findResumeTarget(loaded.dataDir, {
+    continue: args.continue === true,
+    session: args.session,
+  });
+  // -m wins over the resumed session's model, over the profile's, over models.large.
+  const restored = !args.model && resume?.lastModel
+    ? restoreModel(resume.lastModel, ctx, loaded, notes)
+    : undefined;
+  const ref = args.model ? "large" : profile.model ?? "large";
+  const unselected = !restored && (ref === "large" || ref === "small") &&
+    !config.models?.large && !(ref === "small" && config.models?.small);
+  const model = modelOptional && unselected
+    ? undefined
+    : withKeyVar(restored ?? resolveModel(ref, ctx), loaded);
+  const smallModel = config.models?.small ? withKeyVar(resolveModel("small", ctx), loaded) : model;
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel, profile)
     : undefined;
@@ -175,7 +226,7 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     dataDir: loaded.dataDir,
     configFiles: loaded.files,
     workspace: loaded.workspaceRoot,
-    providerUrl: args.replay ? undefined : model.base_url,
+    providerUrl: args.replay ? undefined : model?.base_url,
     mcp: Object.entries(servers).map(([name, s]) => ({
       name,
       type: transportKind(s),
@@ -187,19 +238,21 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     tools: offered,
     envVars: [
       ...loaded.referencedEnv,
-      ...[model, smallModel, subAgent?.model].map(keyVar).filter((v) => v !== undefined),
+      ...[model, smallModel, subAgent?.model].flatMap((m) => [keyVar(m), m?.base_url_env])
+        .filter((v) => v !== undefined),
       // A run under the printed flags must find the same config and trust the project alike.
       ...loaded.envUsed,
     ],
     fetchHosts: profile.fetchHosts,
     hooks: (config.hooks?.PreToolUse ?? []).length > 0,
-    smallModelUrl: args.replay ? undefined : smallModel.base_url,
-    subAgentModelUrl: args.replay ? undefined : subAgent?.model.base_url,
+    smallModelUrl: args.replay ? undefined : smallModel?.base_url,
+    subAgentModelUrl: args.replay ? undefined : subAgent?.model?.base_url,
     oauthDir: Object.values(servers).some((s) => oauthMode(s, transportKind(s)) !== "off")
       ? oauthTokenDir(readEnv)
       : undefined,
   });
   needs.push(...jailNeeds(jail));
+  needs.push({ kind: "env", variable: CONFIG_ENV_PATTERN, why: "config from the environment" });
   for (const [name, s] of Object.entries(servers)) {
     if (!jailedServer(s)) continue;
     const why = `MCP server "${name}" in the OS jail`;
@@ -214,6 +267,11 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   if (args.outputSchema) {
     needs.push({ kind: "read", path: resolve(cwd, args.outputSchema), why: "--output-schema" });
   }
+  if (args.outputLastMessage) {
+    const file = resolve(cwd, args.outputLastMessage);
+    needs.push({ kind: "write", path: file, why: "--output-last-message" });
+    requireFolder(dirname(file), "--output-last-message");
+  }
   return {
     cwd,
     loaded,
@@ -226,6 +284,8 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
     needs,
     required: requiredNeeds(needs),
     jail,
+    resume,
+    notes,
   };
 }
 
@@ -237,9 +297,9 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
 function resolveSubAgent(
   loaded: LoadedConfig,
   ctx: ResolveContext,
-  smallModel: ResolvedModel,
+  smallModel: ResolvedModel | undefined,
   parent: Profile,
-): { profile: Profile; operatorProfile: Profile; model: ResolvedModel } {
+): { profile: Profile; operatorProfile: Profile; model?: ResolvedModel } {
   const operatorProfile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
   const profile = withinParent(applyNarrowing(operatorProfile, loaded.project.narrowing), parent);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
@@ -268,29 +328,9 @@ function strictEnv(name: string): string | undefined {
   return Deno.env.get(name);
 }
 
-function requireRead(path: string): void {
-  if (granted({ name: "read", path })) return;
-  throw new SandboxError(
-    `Deno's permissions do not let mopac read the working directory ${path} ` +
-      "(its config files and workspace)",
-    `--allow-read=${path}`,
-  );
-}
-
 /** The env var holding the model's key, when the key comes from one. */
 function keyVar(model: ResolvedModel | undefined): string | undefined {
   if (!model) return undefined;
   const m = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(model.api_key_source);
   return m?.[1];
-}
-
-/** A missing input file is a usage error before anything starts (exit 2, not a failed request). */
-function requireFile(path: string, flag: string): void {
-  try {
-    if (Deno.statSync(path).isFile) return;
-  } catch (err) {
-    // Without read permission the preflight names the flag instead.
-    if (err instanceof Deno.errors.NotCapable) return;
-  }
-  throw new UsageError(`${flag} ${path}: no such file`);
 }

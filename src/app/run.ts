@@ -8,7 +8,6 @@
  */
 import type { AgentEvent } from "../agent/events.ts";
 import type { RunOutcome } from "../agent/types.ts";
-import { resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { preflight } from "../deno_perms/needs.ts";
 import { runSecrets } from "../secrets/sources.ts";
@@ -17,13 +16,12 @@ import type { AgentResult, AgentRunner } from "../tools/agent.ts";
 import type { ToolContext } from "../tools/types.ts";
 import { ProfileRules } from "../permission/rules.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
-import { readEnv } from "../util/env.ts";
 import { interrupts } from "../util/interrupts.ts";
 import { HookHaltError } from "../util/errors.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
-import { type ResolvedRun, resolveRun, type RunOptions, withKeyVar } from "./resolve_run.ts";
+import { type ResolvedRun, resolveRun, type RunOptions } from "./resolve_run.ts";
 import { type InitEvent, initEvent } from "./run_events.ts";
 import { projectFacts, projectNotice } from "./load_config.ts";
 import { isEmptyNarrowing } from "../config/mod.ts";
@@ -40,6 +38,7 @@ import type { Provider } from "../provider/types.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { checkBackend } from "../jail/mod.ts";
 import { type RunJail, startJail } from "./jail.ts";
+import { requirePrices } from "./cost_limit.ts";
 
 /** Turns a sub-agent may take when no limit says otherwise. */
 const SUB_AGENT_MAX_TURNS = 50;
@@ -49,10 +48,12 @@ export interface PreparedRun extends AsyncDisposable {
   init: InitEvent;
   /** What `--dry-run` prints. */
   describe(): Record<string, unknown>;
+  /** `title`: what the session's title is made of, when not the whole prompt. */
   execute(
     prompt: string,
     emit: (e: AgentEvent) => void,
     signal: AbortSignal,
+    title?: string,
   ): Promise<RunOutcome>;
 }
 
@@ -72,9 +73,11 @@ export async function prepareRun(
   // shows even when the run stops here.
   const notice = projectNotice(resolved.loaded, resolved.projectIgnored);
   if (notice) opts.warn(notice);
+  for (const note of resolved.notes) opts.warn(note);
   // A jail that cannot exist here is named as such, not as a missing Deno flag.
   await checkBackend(resolved.jail);
   preflight(resolved.required);
+  requirePrices(resolved);
   const outputSchema = args.outputSchema
     ? await loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
@@ -124,10 +127,11 @@ export async function prepareRun(
         ? {}
         : { project_narrowing: loaded.project.narrowing }),
     }),
-    execute(prompt, emit, signal) {
+    execute(prompt, emit, signal, title) {
       shared.spend.start();
       return executeAgent(shared, wired, {
         prompt,
+        title,
         limits: resolved.limits,
         onDeny: args.onDeny,
         signal,
@@ -149,16 +153,18 @@ interface OpenedRun {
   warn: (line: string) => void;
 }
 
-/** Opens the store and the session (new, `-C` or `-s`); a dry run writes nothing. */
+/**
+ * Opens the store and the session (new, or the one `-C`/`-s` named when the run was
+ * resolved); a dry run writes nothing and opens no stored session.
+ */
 async function openRun(
   resolved: ResolvedRun,
   args: RunOptions,
   log: (line: string) => void,
   stack: AsyncDisposableStack,
 ): Promise<OpenedRun> {
-  const { loaded } = resolved;
-  // The resumed model's key joins the secrets once it is known; warnings before use these.
-  let redactor = runSecrets(loaded, [resolved.model, resolved.smallModel]);
+  const { loaded, model } = resolved;
+  const redactor = runSecrets(loaded, [model, resolved.smallModel]);
   const warn = (line: string) => log(redactor.redact(line));
   const store = await openSessionStore(loaded.dataDir, {
     ephemeral: args.ephemeral || args.dryRun,
@@ -169,13 +175,10 @@ async function openRun(
   // unlocked synchronously instead.
   stack.use(interrupts.atForcedExit(() => store.close()));
   const session = await openRunSession(store, {
-    continue: args.continue,
-    session: args.session,
+    session: args.dryRun ? undefined : resolved.resume?.id,
     cwd: resolved.cwd,
   });
   stack.defer(() => quietly(() => session.handle.close()));
-  const model = restoredModel(resolved, session.lastModel, args, warn);
-  if (model !== resolved.model) redactor = runSecrets(loaded, [model, resolved.smallModel]);
   if (args.verbose) {
     for (const { path, source } of loaded.unusedKeys()) {
       warn(`mopac: ${path.join(".")} (${source}) is a crush key mopac does not use; ignored`);
@@ -305,30 +308,6 @@ function subAgentRunner(shared: RunShared, parentId: string): AgentRunner | unde
   const rules = new ProfileRules(sub.profile, resolved.loaded.workspaceRoot);
   const tools = BUILTIN_TOOL_NAMES.filter((name) => name !== "agent" && rules.offers(name));
   return Object.assign(run, { tools });
-}
-
-/** The model of a resumed session's last answer, unless `-m` says otherwise. */
-function restoredModel(
-  resolved: ResolvedRun,
-  lastModel: string | undefined,
-  args: RunOptions,
-  warn: (line: string) => void,
-): ResolvedModel {
-  if (!lastModel || args.model) return resolved.model;
-  try {
-    const config = resolved.loaded.config;
-    const restored = resolveModel(lastModel, { config, env: readEnv });
-    // An untrusted checkout may carry its own sessions: a model with no price there would
-    // slip past --max-cost, so only a listed one is restored.
-    if (restored.unlisted && !resolved.loaded.project.trusted) {
-      warn(`mopac: not restoring ${lastModel}: not a listed model, and the project is untrusted`);
-      return resolved.model;
-    }
-    return withKeyVar(restored, resolved.loaded);
-  } catch (err) {
-    warn(`mopac: cannot restore model ${lastModel}: ${(err as Error).message}`);
-    return resolved.model;
-  }
 }
 
 /** Cleanup never throws: what it could not close is gone with the process anyway. */

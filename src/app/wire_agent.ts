@@ -87,6 +87,8 @@ export interface AgentInput {
   emit: (e: AgentEvent) => void;
   /** The model that writes a better title in the background; absent: the prompt's first line. */
   titler?: Provider;
+  /** What the title is made of, when not the whole prompt (not the text piped in front of it). */
+  title?: string;
 }
 
 /** Builds the writer, tools and system prompt of one agent run; `stack` closes the tools. */
@@ -144,7 +146,8 @@ export async function executeAgent(
   if (!spec.session.resumed) {
     // Not waited for: closing the run aborts a background title still running.
     const abort = new AbortController();
-    const done = startTitle(input.titler, input.prompt, writer, shared.warn, abort.signal);
+    const about = input.title || input.prompt;
+    const done = startTitle(input.titler, about, writer, shared.warn, abort.signal);
     stack.defer(async () => {
       abort.abort();
       await done;

@@ -15,6 +15,11 @@ export interface ProviderEntry {
   /** From config, already expanded ("$OPENAI_API_KEY" → the key). */
   api_key?: string;
   api_key_env?: string;
+  /**
+   * The variable that overrides `base_url` from the operator's environment, as the
+   * SDKs read OPENAI_BASE_URL: `<ID>_BASE_URL` for the catalog's providers.
+   */
+  base_url_env?: string;
   /** Needs no key (local servers, vLLM without --api-key). */
   keyless: boolean;
   local: boolean;
@@ -57,6 +62,7 @@ function fromCatalog(id: string, p: CatalogProvider): ProviderEntry {
     type: p.type,
     base_url: p.base_url,
     api_key_env: p.api_key_env ?? undefined,
+    base_url_env: `${id.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BASE_URL`,
     keyless: p.api_key_env === null || p.key_optional === true,
     local: p.local === true,
     gateway: p.gateway === true,

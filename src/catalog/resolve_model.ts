@@ -120,8 +120,41 @@ function pick(
     }
     throw new UsageError(`no API key for provider "${entry.id}"`, { hint: key.hint });
   }
+  const fromEnv = ctx.keyOptional ? undefined : baseUrlFromEnv(entry, ctx.env);
+  if (fromEnv) entry = { ...entry, base_url: fromEnv };
   const model = entry.models.find((m) => m.id === modelId);
-  return build(entry, modelId, model, sel, key);
+  const built = build(entry, modelId, model, sel, key);
+  if (entry.base_url_env && !ctx.keyOptional) built.base_url_env = entry.base_url_env;
+  return built;
+}
+
+/**
+ * `<ID>_BASE_URL` from the environment: the operator's, so it wins over config files.
+ * A variable Deno hides is no reason to talk to another host quietly: exit 2.
+ */
+function baseUrlFromEnv(
+  entry: ProviderEntry,
+  env: (name: string) => string | undefined,
+): string | undefined {
+  const name = entry.base_url_env;
+  if (!name) return undefined;
+  let value: string | undefined;
+  try {
+    value = env(name)?.trim();
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotCapable)) throw err;
+    throw new SandboxError(
+      `cannot read $${name}, which sets the base URL of provider "${entry.id}"`,
+      `--allow-env=${name}`,
+    );
+  }
+  if (!value) return undefined;
+  if (!/^https?:\/\/[^/]/.test(value) || !URL.canParse(value)) {
+    throw new ConfigError(`$${name} is not an http(s) URL: ${JSON.stringify(value)}`, {
+      hint: `set it to the provider's OpenAI-compatible base URL, e.g. http://localhost:4000/v1`,
+    });
+  }
+  return value;
 }
 
 function build(
@@ -142,6 +175,7 @@ function build(
     default_max_tokens: sel.max_tokens ?? model?.default_max_tokens ??
       UNLISTED_LIMITS.default_max_tokens,
     pricing: pricingOf(model),
+    priced: model?.cost_per_1m_in !== undefined || model?.cost_per_1m_out !== undefined,
     can_reason: canReason,
     supports_attachments: model?.supports_attachments ?? false,
     unlisted: model === undefined,

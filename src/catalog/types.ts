@@ -7,6 +7,11 @@ export interface ResolvedModel {
   /** Display name. */
   name: string;
   base_url: string;
+  /**
+   * The variable that may override `base_url` (`LITELLM_BASE_URL`, …), which the run
+   * reads whether or not it is set; absent for providers the catalog does not know.
+   */
+  base_url_env?: string;
   /** Resolved key, or undefined for keyless local servers. Never logged. */
   api_key?: string;
   /** Where the key comes from, for messages: `$OPENAI_API_KEY` or `providers.x.api_key`. */
@@ -14,6 +19,11 @@ export interface ResolvedModel {
   context_window: number;
   default_max_tokens: number;
   pricing: Pricing;
+  /**
+   * The config or the catalog gives this model a price (0 counts: a free local model).
+   * Without one its cost reads 0, and a cost limit could not hold it.
+   */
+  priced: boolean;
   can_reason: boolean;
   supports_attachments: boolean;
   /** True when the id is not in the catalog and limits are conservative guesses. */

@@ -63,7 +63,8 @@ export function endingOf(err: unknown): Ending {
 
 /** A sandbox refusal anywhere becomes a usage error naming the flag to add. */
 export function explained(err: unknown): unknown {
-  return isNotCapable(err) ? explainNotCapable(err) : err;
+  // A SandboxError names its flag already, whatever NotCapable it carries as its cause.
+  return !(err instanceof SandboxError) && isNotCapable(err) ? explainNotCapable(err) : err;
 }
 
 /** Prints `err` as one line (and its hint) on stderr; returns its exit code. */

@@ -5,7 +5,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { resolve } from "node:path";
 import { UsageError } from "../util/errors.ts";
-import { readEnv } from "../util/env.ts";
 import type { LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
@@ -37,6 +36,10 @@ export interface RunArgs {
   config?: string;
   sandbox?: "on" | "off";
   trustProject: boolean;
+  /** `--no-stdin`: never read stdin into the prompt. */
+  noStdin: boolean;
+  /** `--output-last-message FILE`: the final answer goes to FILE too (empty on failure). */
+  outputLastMessage?: string;
 }
 
 const RUN_OPTIONS = {
@@ -64,6 +67,8 @@ const RUN_OPTIONS = {
   config: { type: "string" },
   sandbox: { type: "string" },
   "trust-project": { type: "boolean" },
+  "no-stdin": { type: "boolean" },
+  "output-last-message": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -112,6 +117,11 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
       hint: "use -C for the latest session or -s ID for a given one",
     });
   }
+  if (v.ephemeral && (v.continue || v.session !== undefined)) {
+    throw new UsageError(`--ephemeral cannot continue a session (${v.continue ? "-C" : "-s"})`, {
+      hint: "an ephemeral run neither reads nor keeps sessions; drop one of the two",
+    });
+  }
   return {
     help: v.help === true,
     prompt: positionals,
@@ -139,7 +149,27 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     config: v.config,
     sandbox: v.sandbox as "on" | "off" | undefined,
     trustProject: v["trust-project"] === true,
+    noStdin: v["no-stdin"] === true,
+    outputLastMessage: v["output-last-message"],
   };
+}
+
+/**
+ * The output format argv asks for, read without parsing the rest: a run whose flags
+ * do not parse still owes json consumers a `result` object. Text unless a valid
+ * `-o`/`--output-format` value is found (the last one wins, as in parsing).
+ */
+export function outputFormatOf(argv: readonly string[]): OutputFormat {
+  let format: OutputFormat = "text";
+  for (let i = 0; i < argv.length && argv[i] !== "--"; i++) {
+    const a = argv[i];
+    let value: string | undefined;
+    if (a === "-o" || a === "--output-format") value = argv[++i];
+    else if (a.startsWith("--output-format=")) value = a.slice("--output-format=".length);
+    else if (/^-o[^-]/.test(a)) value = a.slice(2).replace(/^=/, "");
+    if (value === "text" || value === "json" || value === "stream-json") format = value;
+  }
+  return format;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -199,12 +229,12 @@ export function splitCommon(
     rest,
     load: async () => {
       // Loaded only when a command reads config: it brings the catalog along.
-      const { loadRunConfig, projectNotice } = await import("../app/load_config.ts");
+      const { loadRunConfig, projectNotice, commandEnv } = await import("../app/load_config.ts");
       const loaded = await loadRunConfig({
         cwd: resolve(values.cwd ?? Deno.cwd()),
         configFile: values.config,
         dataDir: values["data-dir"],
-        env: readEnv,
+        env: commandEnv,
         trustProject: values["trust-project"] === true,
       });
       const notice = projectNotice(loaded);

@@ -1,10 +1,11 @@
 /**
  * How a run's events reach the user, one renderer per output format: json and
- * stream-json print the events; text prints the assistant's text on stdout as it
- * streams and progress on stderr. A retried response is printed only beyond what is
- * already on the screen (DESIGN §3).
+ * stream-json print the events; text prints the final answer on stdout and nothing
+ * else (DESIGN §3), while the assistant's text streams on stderr as progress with the
+ * tool lines, since until a message ends nobody knows whether tool calls follow it.
+ * A retried response is shown only beyond what is already on the screen.
  */
-import type { RunEvent } from "../app/run_events.ts";
+import type { ResultEvent, RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
 
 /** Where a renderer writes: stdout and stderr. */
@@ -17,10 +18,32 @@ export interface Renderer {
   event(e: RunEvent): void;
 }
 
+export interface RenderOptions {
+  quiet: boolean;
+  verbose: boolean;
+  /**
+   * stdout and stderr are one terminal: the answer streamed on stderr is already on
+   * the screen, and printing it again on stdout would show it twice.
+   */
+  sameTerminal?: boolean;
+}
+
+/**
+ * A successful run's final answer as stdout (and `--output-last-message`) carry it:
+ * the validated JSON with `--output-schema`, else the text; undefined for a failed run.
+ */
+export function finalAnswer(
+  e: Pick<ResultEvent, "is_error" | "result" | "structured_output">,
+): string | undefined {
+  if (e.is_error) return undefined;
+  const answer = e.structured_output !== undefined ? JSON.stringify(e.structured_output) : e.result;
+  return answer === "" || answer.endsWith("\n") ? answer : answer + "\n";
+}
+
 export function createRenderer(
   format: OutputFormat,
   io: Output,
-  opts: { quiet: boolean; verbose: boolean },
+  opts: RenderOptions,
 ): Renderer {
   switch (format) {
     case "text":
@@ -38,7 +61,7 @@ export function createRenderer(
 }
 
 interface Printed {
-  /** What stdout already shows of this message. */
+  /** What the screen (stderr) already shows of this message. */
   printed: TextBuilder;
   /**
    * Length of the current attempt's text, which matches the start of `printed`: equal
@@ -47,13 +70,14 @@ interface Printed {
   current: number;
 }
 
-function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): Renderer {
+function textRenderer(io: Output, opts: RenderOptions): Renderer {
   const messages = new Map<string, Printed>();
   let lastChar = "\n";
   let lastMessage = "";
+  // The assistant's text as it streams: progress, on stderr like the tool lines.
   const out = (t: string) => {
-    if (t === "") return;
-    io.out(t);
+    if (t === "" || opts.quiet) return;
+    io.err(t);
     lastChar = t.at(-1)!;
   };
   const note = (t: string) => {
@@ -108,6 +132,8 @@ function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): R
           return;
         }
         case "retry": {
+          // The provider's line about the retry follows: it starts on a line of its own.
+          if (lastChar !== "\n") out("\n");
           const st = messages.get(e.message_id);
           // The provider's own log line on stderr already says why and when.
           if (st) st.current = 0;
@@ -131,10 +157,15 @@ function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): R
             note(`mopac: session ${e.session_id}, model ${e.model}, agent ${e.agent}`);
           }
           return;
-        case "result":
+        case "result": {
           if (lastChar !== "\n") out("\n");
           if (e.is_error && e.error) io.err(`mopac: ${e.error}\n`);
+          const answer = finalAnswer(e);
+          // On one terminal the streamed answer is on the screen already (unless -q hid it).
+          const shown = opts.sameTerminal && !opts.quiet && e.structured_output === undefined;
+          if (answer && !shown) io.out(answer);
           return;
+        }
         default:
           return;
       }

@@ -102,14 +102,35 @@ export function nest(path: string[], value: unknown): Record<string, unknown> {
   return out as Record<string, unknown>;
 }
 
-/** Optional lookups (HOME, XDG_*, MOPAC_*) treat a variable the sandbox hides as unset. */
-export function quietEnv(env: (name: string) => string | undefined) {
+/** Deno's name for every variable of the environment layer (a prefix wildcard). */
+export const CONFIG_ENV_PATTERN = "MOPAC_*";
+const CONFIG_ENV_FLAG = `--allow-env=${CONFIG_ENV_PATTERN}`;
+
+/**
+ * How the loader reads the environment. Optional lookups (HOME, XDG_*) treat a
+ * variable the sandbox hides as unset. Mopac's own (MOPAC_*) are config: a budget or
+ * a model that quietly disappeared under narrow flags is worse than not starting, so
+ * a refused read is a SandboxError naming the flag.
+ */
+export function layerEnv(env: (name: string) => string | undefined) {
   return (name: string) => {
     try {
       return env(name);
     } catch (err) {
-      if (err instanceof Deno.errors.NotCapable) return undefined;
-      throw err;
+      if (!(err instanceof Deno.errors.NotCapable)) throw err;
+      if (CONFIG_ENV_VARS.includes(name)) throw refusedConfigVar(name, err);
+      return undefined;
     }
   };
+}
+
+function refusedConfigVar(name: string, cause: unknown): SandboxError {
+  const key = ENV_KEYS.find((k) => k.name === name);
+  const what = key ? `which sets ${key.path.join(".")}` : "which mopac's config reads";
+  return new SandboxError(
+    `Deno's permissions do not let mopac read the environment variable ${name}, ${what}; ` +
+      "config from the environment is never skipped",
+    CONFIG_ENV_FLAG,
+    { cause },
+  );
 }

@@ -13,7 +13,7 @@
  */
 import { join, resolve } from "node:path";
 import { type JsonPath, parsePath } from "./jsonc.ts";
-import { envLayers, type Layer, nest, quietEnv } from "./layers.ts";
+import { envLayers, type Layer, layerEnv, nest } from "./layers.ts";
 import { isPlainObject } from "./merge.ts";
 import {
   checkDirectory,
@@ -36,7 +36,7 @@ export type { LoadedConfig, LoadOptions, ModelRole, ProjectTrust, SourceLine } f
 export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const cwd = resolve(opts.cwd);
   await checkDirectory(cwd, "the working directory", false);
-  const env = quietEnv(opts.env);
+  const env = layerEnv(opts.env);
   const home = opts.home ?? env("HOME");
   const gitRoot = await findGitRoot(cwd);
   const workspaceRoot = gitRoot ?? cwd;

@@ -39,6 +39,6 @@ export {
   SYSTEM_CONFIG_FILE,
   userDirs,
 } from "./paths.ts";
-export { CONFIG_ENV_VARS } from "./layers.ts";
+export { CONFIG_ENV_PATTERN, CONFIG_ENV_VARS } from "./layers.ts";
 export { type JsonPath, parsePath } from "./jsonc.ts";
 export { ignoredKeyOf } from "./ignored.ts";

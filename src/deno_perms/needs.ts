@@ -117,7 +117,12 @@ export function permissionNeeds(plan: RunPlan): Need[] {
  * cannot read fails naming `mopac mcp login`, and servers that need none work.
  */
 export function requiredNeeds(needs: readonly Need[]): Need[] {
-  return needs.filter((n) => !(n.kind === "net" && n.why === FETCH_TOOL) && n.why !== OAUTH_LOGINS);
+  return needs.filter((n) =>
+    !(n.kind === "net" && n.why === FETCH_TOOL) &&
+    n.why !== OAUTH_LOGINS &&
+    // The config loader checks each MOPAC_* variable it reads, and refuses if one is hidden.
+    !(n.kind === "env" && n.variable.endsWith("*"))
+  );
 }
 
 /** `host:port` of a URL, with the scheme's default port made explicit. */
@@ -215,13 +220,20 @@ export function sandboxFlags(needs: readonly Need[]): string[] {
   else if (net.length) flags.push(`--allow-net=${coverHosts(net.map((n) => n.host!)).join(",")}`);
   const run = unique(values("run").map((n) => (n as { command: string }).command));
   if (run.length) flags.push(`--allow-run=${run.join(",")}`);
-  const env = unique(values("env").map((n) => (n as { variable: string }).variable));
+  const env = coverVariables(values("env").map((n) => (n as { variable: string }).variable));
   if (env.length) flags.push(`--allow-env=${env.join(",")}`);
   return flags;
 }
 
 function unique(items: string[]): string[] {
   return [...new Set(items)].sort();
+}
+
+/** `MOPAC_*` (Deno's prefix wildcard) covers `MOPAC_MODEL`. */
+function coverVariables(names: string[]): string[] {
+  const all = unique(names);
+  const prefixes = all.filter((n) => n.endsWith("*")).map((n) => n.slice(0, -1));
+  return all.filter((n) => n.endsWith("*") || !prefixes.some((p) => n.startsWith(p)));
 }
 
 function coverPaths(paths: string[]): string[] {

@@ -45,6 +45,12 @@ export function createGate(opts: GateOptions): Gate {
     checkPaths: (access: Access) => firstDenial(all.map((r) => () => r.checkPaths(access))),
     checkHosts: (access: Access) => firstDenial(all.map((r) => () => r.checkHosts(access))),
     readable: (path: string) => all.every((r) => r.readable(path)),
+    /** The narrowing (`--tools`, …) that took a tool away from the profile refusing it. */
+    narrowedBy: (tool: string, mcp?: { server: string; tool: string }) => {
+      const refusing = all.find((r) => !r.offers(tool, mcp));
+      const by = refusing?.narrowedBy(tool, mcp);
+      return by ? { by, profile: refusing!.profile.name } : undefined;
+    },
   };
   const hooks = new PreToolUseHooks(opts.hooks ?? [], {
     cwd: workspace,
@@ -63,6 +69,15 @@ export function createGate(opts: GateOptions): Gate {
     }
     // 2. Allowlist.
     if (!rules.offers(req.tool, req.mcp)) {
+      const narrowed = rules.narrowedBy(req.tool, req.mcp);
+      if (narrowed) {
+        return {
+          allow: false,
+          rule: req.mcp ? "allowed_mcp" : "not_allowed",
+          reason: `tool "${req.tool}" is not offered in this run: ${narrowed.by} leaves it out ` +
+            `(profile "${narrowed.profile}" has it)`,
+        };
+      }
       return req.mcp
         ? {
           allow: false,

@@ -49,6 +49,13 @@ export interface Profile {
    * added by `--tools` and `permissions.allowed_tools`; a tool must match every list.
    */
   mcpNameFilters: ReadonlyArray<readonly string[]>;
+  /** What added each of `mcpNameFilters` (`--tools`, …), for denial messages. */
+  mcpNameFilterSources?: readonly string[];
+  /**
+   * Built-in tools the profile lists but a narrowing took away, with what took each
+   * (`--tools`, `options.disabled_tools`, …): a denial blames that, not the profile.
+   */
+  narrowedOut?: ReadonlyMap<string, string>;
   bash?: { allow?: string[]; deny?: string[]; network?: NetworkInput };
   paths: {
     read: readonly string[];
@@ -108,7 +115,9 @@ export function resolveProfile(
     profile = withoutTools(profile, ["fetch"]);
   }
   const disabled = cfg.options?.disabled_tools ?? [];
-  if (disabled.length > 0) profile = { ...withoutTools(profile, disabled), disabled };
+  if (disabled.length > 0) {
+    profile = { ...withoutTools(profile, disabled, "options.disabled_tools"), disabled };
+  }
   // The job tools only follow bash's background jobs: without bash they have nothing to do.
   if (!profile.tools.has("bash")) profile = withoutTools(profile, ["job_output", "job_kill"]);
   const global = cfg.permissions?.allowed_tools;
@@ -128,14 +137,22 @@ export function resolveProfile(
 export function applyNarrowing(profile: Profile, narrowing: NarrowingInput): Profile {
   let out = profile;
   for (const list of narrowing.allowed_tools) {
-    out = narrowProfile(out, crushToolNames(list), "config");
+    out = narrowProfile(
+      out,
+      crushToolNames(list),
+      "config",
+      "the project's permissions.allowed_tools",
+    );
   }
   const own = Object.hasOwn(narrowing.agents, profile.name)
     ? narrowing.agents[profile.name]
     : undefined;
   if (!own) return out;
-  let tools = out.tools;
-  for (const list of own.allowed_tools) tools = new Set([...tools].filter((t) => list.includes(t)));
+  for (const list of own.allowed_tools) {
+    const kept = [...out.tools].filter((t) => list.includes(t));
+    out = withTools(out, kept, `the project's agents.${profile.name}.allowed_tools`);
+  }
+  const tools = out.tools;
   let bash = out.bash;
   if (own.bash_deny.length > 0) bash = { ...bash, deny: [...(bash?.deny ?? []), ...own.bash_deny] };
   if (own.bash_network_none) bash = { ...bash, network: "none" };
@@ -181,8 +198,10 @@ function buildProfile(
   };
 }
 
-function withoutTools(profile: Profile, names: readonly string[]): Profile {
-  return { ...profile, tools: new Set([...profile.tools].filter((t) => !names.includes(t))) };
+/** `profile` without `names`; with a `label`, a narrowing the denial of such a call names. */
+function withoutTools(profile: Profile, names: readonly string[], label?: string): Profile {
+  const kept = [...profile.tools].filter((t) => !names.includes(t));
+  return label ? withTools(profile, kept, label) : { ...profile, tools: new Set(kept) };
 }
 
 /**
@@ -231,6 +250,7 @@ export function narrowProfile(
   profile: Profile,
   list: readonly string[],
   source: "flag" | "config",
+  label = source === "flag" ? "--tools" : "permissions.allowed_tools",
 ): Profile {
   const mcpGlobs = list.filter((t) => t.startsWith("mcp_"));
   const builtins = list.filter((t) => !t.startsWith("mcp_"));
@@ -259,8 +279,23 @@ export function narrowProfile(
         `${[...profile.tools].sort().join(", ") || "no built-in tools"})`,
     );
   }
-  const tools = new Set([...profile.tools].filter((t) => builtins.includes(t)));
-  return { ...profile, tools, mcpNameFilters: [...profile.mcpNameFilters, mcpGlobs] };
+  const narrowed = withTools(
+    profile,
+    [...profile.tools].filter((t) => builtins.includes(t)),
+    label,
+  );
+  return {
+    ...narrowed,
+    mcpNameFilters: [...profile.mcpNameFilters, mcpGlobs],
+    mcpNameFilterSources: [...(profile.mcpNameFilterSources ?? []), label],
+  };
+}
+
+/** `profile` offering only `kept`; what it loses is recorded as taken by `label`. */
+function withTools(profile: Profile, kept: readonly string[], label: string): Profile {
+  const out = new Map(profile.narrowedOut);
+  for (const t of profile.tools) if (!kept.includes(t)) out.set(t, label);
+  return { ...profile, tools: new Set(kept), narrowedOut: out };
 }
 
 /** crush writes `tool` or `tool:action`; mopac has no actions, so the tool is what counts. */

@@ -43,6 +43,15 @@ export class ProfileRules {
     return this.#mcp.get(mcp.server)?.(mcp.tool) ?? false;
   }
 
+  /** What narrowed a tool the profile itself allows out of this run (`--tools`, …), if anything. */
+  narrowedBy(tool: string, mcp?: { server: string; tool: string }): string | undefined {
+    if (!mcp) return this.profile.narrowedOut?.get(tool);
+    const allowed = this.#mcp === "all" || (this.#mcp.get(mcp.server)?.(mcp.tool) ?? false);
+    if (!allowed) return undefined;
+    const i = this.#mcpNames.findIndex((matches) => !matches(tool));
+    return i < 0 ? undefined : this.profile.mcpNameFilterSources?.[i] ?? "a narrowing";
+  }
+
   /**
    * Paths: deny globs first, then writes against paths.write (or the workspace), then
    * reads. A shell's redirections pass the same rules, except that harmless devices

@@ -88,7 +88,7 @@ export async function workspace(
     read: [dir],
     write: [dir],
     run: [...BASH_RUN],
-    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS],
+    env: ["FAKE_API_KEY", "HOME", "PATH", "NO_COLOR", "MOPAC_*", ...JAIL_ENV_VARS],
   };
   let closing: Promise<void> | undefined;
   const ws: Workspace = {

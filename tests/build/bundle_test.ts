@@ -31,7 +31,7 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
         `--allow-read=${dir}`,
         `--allow-write=${dir}/work`,
         "--allow-run=bash,bwrap",
-        `--allow-env=${["HOME", "PATH", "NO_COLOR", "DEMO_BASE_URL", ...JAIL_ENV_VARS]}`,
+        `--allow-env=${["HOME", "PATH", "NO_COLOR", "DEMO_BASE_URL", "MOPAC_*", ...JAIL_ENV_VARS]}`,
         `${dir}/mopac.mjs`,
         "run",
         // The sample's mopac.json is ours, as in the demo.

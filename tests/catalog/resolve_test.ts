@@ -24,11 +24,13 @@ Deno.test("provider/model resolves a listed model with catalog facts and the env
     model_id: "gpt-5",
     name: "GPT-5",
     base_url: "https://api.openai.com/v1",
+    base_url_env: "OPENAI_BASE_URL",
     api_key: "sk-test",
     api_key_source: "$OPENAI_API_KEY",
     context_window: 400000,
     default_max_tokens: 128000,
     pricing: { input: 1.25, output: 10, cached_input: 0.125 },
+    priced: true,
     can_reason: true,
     supports_attachments: true,
     unlisted: false,
@@ -45,6 +47,7 @@ Deno.test("a model a known provider does not list passes through with conservati
   assert.equal(m.context_window, 32768);
   assert.equal(m.default_max_tokens, 4096);
   assert.deepEqual(m.pricing, { input: 0, output: 0, cached_input: 0 });
+  assert.equal(m.priced, false);
   // The rest after the first slash is the model id, slashes and all.
   assert.equal(
     resolveModel("openrouter/anthropic/claude-sonnet-4.5", ctx({ OPENROUTER_API_KEY: "k" }))
@@ -164,6 +167,36 @@ Deno.test("an API key variable the sandbox hides names --allow-env", () => {
     assert.ok(err instanceof SandboxError);
     assert.equal(err.flag, "--allow-env=OPENAI_API_KEY");
   }
-  // Keyless servers do not need the variable at all.
-  assert.equal(resolveModel("vllm/m", { config: ConfigSchema.parse({}), env }).api_key, undefined);
+  // Keyless servers do not need a key variable at all (their base URL variable is read).
+  const onlyKeysHidden = (name: string) => {
+    if (name.endsWith("_API_KEY")) throw new Deno.errors.NotCapable(`Requires env access`);
+    return undefined;
+  };
+  const vllm = resolveModel("vllm/m", { config: ConfigSchema.parse({}), env: onlyKeysHidden });
+  assert.equal(vllm.api_key, undefined);
+});
+
+Deno.test("<ID>_BASE_URL from the environment sets a catalog provider's base URL, over config", () => {
+  const vars = { LITELLM_API_KEY: "k", LITELLM_BASE_URL: "http://litellm.internal:4000/v1" };
+  const config = { providers: { litellm: { base_url: "http://from-config:4000/v1" } } };
+  const m = resolveModel("litellm/gpt-4.1", ctx(vars, config));
+  assert.equal(m.base_url, "http://litellm.internal:4000/v1");
+  assert.equal(m.base_url_env, "LITELLM_BASE_URL");
+  // Unset: config's, else the catalog's.
+  assert.equal(
+    resolveModel("litellm/gpt-4.1", ctx({ LITELLM_API_KEY: "k" }, config)).base_url,
+    "http://from-config:4000/v1",
+  );
+  assert.throws(
+    () => resolveModel("litellm/gpt-4.1", ctx({ ...vars, LITELLM_BASE_URL: "litellm:4000" })),
+    /\$LITELLM_BASE_URL is not an http\(s\) URL/,
+  );
+  const hidden = (n: string) => {
+    if (n === "OPENAI_BASE_URL") throw new Deno.errors.NotCapable("Requires env access");
+    return n === "OPENAI_API_KEY" ? "sk" : undefined;
+  };
+  assert.throws(
+    () => resolveModel("openai/gpt-4.1", { config: ConfigSchema.parse({}), env: hidden }),
+    (err: Error) => err instanceof SandboxError && err.flag === "--allow-env=OPENAI_BASE_URL",
+  );
 });

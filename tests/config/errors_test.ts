@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ConfigError } from "../../src/util/errors.ts";
+import { ConfigError, SandboxError } from "../../src/util/errors.ts";
 import { makeSandbox, posOf } from "./_helpers.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
@@ -194,8 +194,8 @@ Deno.test("empty and comment-only files are empty configs; a non-object root is 
 });
 
 Deno.test({
-  name: "under Deno's sandbox: HOME, XDG and MOPAC_* that cannot be read count as unset",
-  permissions: { read: true, write: true, run: ["git"], env: false },
+  name: "under Deno's sandbox: HOME and XDG that cannot be read count as unset",
+  permissions: { read: true, write: true, run: ["git"], env: ["MOPAC_*"] },
   async fn() {
     const sb = await makeSandbox();
     try {
@@ -206,6 +206,25 @@ Deno.test({
       assert.equal(loaded.config.limits?.max_turns, 3);
       assert.equal(loaded.dataDir, join(sb.repo, ".mopac"));
       assert.deepEqual(loaded.files, [join(sb.repo, "mopac.json")]);
+    } finally {
+      await sb.cleanup();
+    }
+  },
+});
+
+Deno.test({
+  name: "under Deno's sandbox: MOPAC_* that cannot be read is a SandboxError naming the flag",
+  permissions: { read: true, write: true, run: ["git"], env: false },
+  async fn() {
+    const sb = await makeSandbox();
+    try {
+      const env = (name: string) => Deno.env.get(name);
+      await assert.rejects(() => sb.load({ env, home: undefined }), (err: Error) => {
+        assert.ok(err instanceof SandboxError, String(err));
+        assert.equal(err.flag, "--allow-env=MOPAC_*");
+        assert.match(err.message, /environment variable MOPAC_[A-Z_]+/);
+        return true;
+      });
     } finally {
       await sb.cleanup();
     }
@@ -238,6 +257,7 @@ Deno.test("under narrow flags: unreadable optional files are skipped; --config a
         `--config=${new URL("../../deno.json", import.meta.url).pathname}`,
         `--allow-read=${sb.repo},${sb.home}`,
         `--allow-write=${sb.repo}`,
+        "--allow-env=MOPAC_*",
         scriptFile,
       ],
       env: { NO_COLOR: "1" },

@@ -24,7 +24,7 @@ const status = await new Deno.Command(Deno.execPath(), {
     `--allow-read=${work},${cassette}`,
     `--allow-write=${work}`,
     "--allow-run=bash,bwrap",
-    "--allow-env=HOME,PATH,NO_COLOR,DEMO_BASE_URL",
+    "--allow-env=HOME,PATH,NO_COLOR,DEMO_BASE_URL,MOPAC_*",
     here("../../main.ts"),
     "run",
     "--trust-project",

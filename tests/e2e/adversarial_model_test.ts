@@ -134,8 +134,9 @@ Deno.test("adversarial: a filtered answer or a tool call without a name is no su
     ["fix it"],
     (r) => {
       assert.equal(r.code, 5, r.stderr);
-      assert.equal(r.stdout, "I can't\n");
-      assert.match(r.stderr, /content filter/);
+      // A failed run has no final answer on stdout; what streamed is progress on stderr.
+      assert.equal(r.stdout, "");
+      assert.match(r.stderr, /I can't\n[\s\S]*content filter/);
     },
   );
   await scripted(

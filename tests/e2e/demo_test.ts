@@ -29,15 +29,18 @@ Deno.test("demo: the recorded session replays offline, answers and fixes the gre
   const stdout = new TextDecoder().decode(out.stdout);
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(out.code, 0, stderr);
+  // stdout: the final answer only.
   assert.equal(
     stdout,
-    "I'll look at the greeting first.\n" +
-      'The greeting is misspelled: "Helo". Fixing it.\n' +
-      'Fixed the misspelled greeting in src/greet.ts ("Helo" → "Hello"). ' +
+    'Fixed the misspelled greeting in src/greet.ts ("Helo" → "Hello"). ' +
       "`bash check.sh` passes.\n",
   );
-  // Tool progress on stderr, then the file as the run left it.
-  assert.match(stderr, /→ view\n[\s\S]*→ edit\n[\s\S]*→ bash\n/);
+  // The text before each tool call and the tool progress on stderr, then the file as the
+  // run left it.
+  assert.match(
+    stderr,
+    /I'll look at the greeting first\.\n→ view\n[\s\S]*Fixing it\.\n→ edit\n[\s\S]*→ bash\n/,
+  );
   assert.match(stderr, /exit code 0; src\/greet\.ts now reads:/);
   assert.match(stderr, /return `Hello, \$\{name\}!`;/);
   assert.doesNotMatch(stderr, /Helo,/);

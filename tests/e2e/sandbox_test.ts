@@ -63,7 +63,7 @@ function toFlags(map: Map<string, string[]>): string[] {
 async function printedFlags(ws: Workspace): Promise<Map<string, string[]>> {
   // `mopac sandbox` itself runs under narrow flags too.
   const r = await ws.run(["sandbox", "-a", "fixer"], {
-    perms: { ...ws.perms, env: Object.keys(ENV), run: ["bash", DENO] },
+    perms: { ...ws.perms, env: [...Object.keys(ENV), "MOPAC_*"], run: ["bash", DENO] },
     env: ENV,
   });
   assert.equal(r.code, 0, r.stderr);
@@ -93,7 +93,7 @@ Deno.test("e2e sandbox: the printed flags are the narrowest set and the run work
   // project (the workspace's mopac.json is the test's own); nothing else.
   assert.deepEqual(
     flags.get("--allow-env"),
-    ["FAKE_API_KEY", "GREETING_SOURCE", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
+    ["FAKE_API_KEY", "GREETING_SOURCE", "MOPAC_*", ...JAIL_ENV_VARS].sort(),
   );
   assert.deepEqual([...flags.keys()].sort(), [
     "--allow-env",
@@ -131,7 +131,7 @@ Deno.test("e2e sandbox: the default coder profile needs the provider's host only
     assert.deepEqual(flags.get("--allow-run"), SHELL);
     assert.deepEqual(
       flags.get("--allow-env"),
-      ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", ...JAIL_ENV_VARS].sort(),
+      ["FAKE_API_KEY", "MOPAC_*", ...JAIL_ENV_VARS].sort(),
     );
     const run = await ws.run(["run", "hi"], { perms: {}, flags: r.stdout.trim().split(/\s+/) });
     assert.equal(run.code, 0, run.stderr);
@@ -182,6 +182,11 @@ Deno.test("e2e sandbox: each missing permission is exit 2 naming the exact flag"
       drop: ["--allow-env", "GREETING_SOURCE"],
       named: "--allow-env=GREETING_SOURCE",
       why: /env\.GREETING reads \$GREETING_SOURCE/,
+    },
+    {
+      drop: ["--allow-env", "MOPAC_*"],
+      named: "--allow-env=MOPAC_*",
+      why: /environment variable MOPAC_[A-Z_]+/,
     },
   ];
   for (const c of cases) {
@@ -247,7 +252,7 @@ Deno.test("e2e sandbox: a small model on another host is part of the flags", asy
     );
     assert.deepEqual(flags.get("--allow-env"), [
       "FAKE_API_KEY",
-      "MOPAC_TRUST_PROJECT",
+      "MOPAC_*",
       "SMALL_KEY",
     ]);
 

@@ -55,7 +55,7 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
 
     // The sub-agent's host and key are what the run needs besides the large model's.
     const printed = await ws.run(["sandbox", ...TOOLS, "--record", cassette], {
-      perms: { ...ws.perms, env: Object.keys(ENV) },
+      perms: { ...ws.perms, env: [...Object.keys(ENV), "MOPAC_*"] },
       env: ENV,
     });
     assert.equal(printed.code, 0, printed.stderr);
@@ -64,10 +64,10 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
       flags.get("--allow-net"),
       [`127.0.0.1:${ws.fake.port}`, `127.0.0.1:${sub.port}`].sort(),
     );
-    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "MOPAC_TRUST_PROJECT", "SUB_KEY"]);
+    assert.deepEqual(flags.get("--allow-env"), ["FAKE_API_KEY", "MOPAC_*", "SUB_KEY"]);
     // Without the `agent` tool no sub-agent runs, and its host is not asked for.
     const without = await ws.run(["sandbox", "--tools", "view"], {
-      perms: { ...ws.perms, env: Object.keys(ENV) },
+      perms: { ...ws.perms, env: [...Object.keys(ENV), "MOPAC_*"] },
       env: ENV,
     });
     assert.equal(without.code, 0, without.stderr);
@@ -114,7 +114,10 @@ Deno.test("e2e: a sub-agent on its own model: sandbox flags, idle timeout, recor
       "--replay",
       cassette,
       PROMPT,
-    ], { perms: { read: [ws.dir, tmp], write: [ws.dir], env: Object.keys(ENV) }, env: ENV });
+    ], {
+      perms: { read: [ws.dir, tmp], write: [ws.dir], env: [...Object.keys(ENV), "MOPAC_*"] },
+      env: ENV,
+    });
     assert.equal(replayed.code, 0, replayed.stderr);
     assert.deepEqual(child(replayed.stdout), child(recorded.stdout));
   } finally {

@@ -59,10 +59,11 @@ Deno.test("config commands on a malicious untrusted project run nothing and use 
     const flags = flagMap(sandbox.stdout);
     assert.deepEqual(flags.get("--allow-net"), [`127.0.0.1:${w.fake.port}`]);
     assert.deepEqual(flags.get("--allow-run"), JAIL ? ["bash", "bwrap"] : ["bash"]);
-    // The key, and the variable that finds the operator's config; no GITHUB_TOKEN.
+    // The key and base URL variables, MOPAC_*, and the variable that finds the operator's
+    // config; no GITHUB_TOKEN.
     assert.deepEqual(
       flags.get("--allow-env"),
-      ["OPENAI_API_KEY", "XDG_CONFIG_HOME", ...JAIL_ENV_VARS].sort(),
+      ["MOPAC_*", "OPENAI_API_KEY", "OPENAI_BASE_URL", "XDG_CONFIG_HOME", ...JAIL_ENV_VARS].sort(),
     );
     assert.deepEqual(flags.get("--allow-read"), [w.repo, `${w.root}/xdg/mopac/mopac.json`]);
     assert.ok(!sandbox.stdout.includes("evil"));

@@ -22,6 +22,7 @@ export function testModel(over: Partial<ResolvedModel> = {}): ResolvedModel {
     can_reason: false,
     supports_attachments: true,
     unlisted: false,
+    priced: true,
     ...over,
   };
 }

@@ -5,31 +5,45 @@
  * written, so the `result` is the last thing that happens: a signal that arrives
  * before it makes the ending `cancelled`, from the first moment to the last.
  */
-import { fstatSync } from "node:fs";
-import { parseRunArgs, type RunArgs } from "../flags.ts";
+import { resolve } from "node:path";
+import { outputFormatOf, parseRunArgs } from "../flags.ts";
 import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
+import { readPrompt } from "../prompt_input.ts";
+import { answerFileError, emptyAnswerFile, writeAnswerFile } from "../answer_file.ts";
 import { EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { interrupts } from "../../util/interrupts.ts";
 import { RunEnding } from "../run_ending.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
-  const args = parseRunArgs(argv);
+  let args: ReturnType<typeof parseRunArgs>;
+  try {
+    args = parseRunArgs(argv);
+  } catch (err) {
+    // A bad flag is a failure before the start too: json consumers get their result.
+    const output = outputFormatOf(argv);
+    const renderer = createRenderer(output, io, { quiet: true, verbose: false });
+    new RunEnding(renderer, Date.now()).failed(err, output !== "text");
+    return reportError(err, io);
+  }
   if (args.help) {
     io.out(RUN_HELP);
     return EXIT.ok;
   }
-  const renderer = createRenderer(args.output, io, args);
+  const renderer = createRenderer(args.output, io, {
+    ...args,
+    sameTerminal: Deno.stdout.isTerminal() && Deno.stderr.isTerminal(),
+  });
   const ending = new RunEnding(renderer, Date.now());
   // Should the process have to be ended before the run ends itself, json consumers
   // still get their `result` (registered first, so it runs after the session is saved).
   using _lastWords = interrupts.atForcedExit(() => ending.forced());
   try {
     interrupts.throwIfInterrupted();
-    const prompt = await interrupts.race(readPrompt(args));
-    if (prompt.trim() === "" && !args.dryRun) {
+    const input = await interrupts.race(readPrompt(args, io));
+    if (input.prompt.trim() === "" && !args.dryRun) {
       throw new UsageError("no prompt given", {
         hint: `pass it as arguments (mopac run "fix the failing test") or pipe it on stdin`,
       });
@@ -49,12 +63,22 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       }
       interrupts.throwIfInterrupted();
       ending.event(run.init);
-      outcome = await run.execute(prompt, ending.event, interrupts.signal);
+      outcome = await run.execute(input.prompt, ending.event, interrupts.signal, input.title);
     } finally {
       await run[Symbol.asyncDispose]();
     }
     // Everything before the result is out first: the result is the ending's last step.
     await io.drain();
+    if (args.outputLastMessage) {
+      const file = resolve(run.init.cwd, args.outputLastMessage);
+      const failed = outcome.error !== undefined || interrupts.received !== undefined;
+      try {
+        await writeAnswerFile(file, failed ? undefined : outcome);
+      } catch (err) {
+        // The file is part of the run's output: a run that could not write it did not succeed.
+        outcome = { ...outcome, error: answerFileError(args.outputLastMessage, err) };
+      }
+    }
     const { code, error } = ending.finish(outcome, interrupts.received);
     if (code === EXIT.internal && error) reportError(error, io);
     return code;
@@ -64,22 +88,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     const cause = signal && !(err instanceof InterruptedError)
       ? new InterruptedError(signal)
       : explained(err);
+    // No answer from an earlier run stays in the file.
+    if (args.outputLastMessage) {
+      await emptyAnswerFile(resolve(args.cwd ?? ".", args.outputLastMessage));
+    }
     ending.failed(cause, args.output !== "text");
     return reportError(cause, io);
   }
-}
-
-/** Piped stdin (a FIFO or a file, not a terminal or /dev/null) comes first, then the arguments. */
-async function readPrompt(args: RunArgs): Promise<string> {
-  const fromArgs = args.prompt.join(" ");
-  let piped = "";
-  try {
-    const info = fstatSync(0);
-    if (!Deno.stdin.isTerminal() && (info.isFIFO() || info.isFile())) {
-      piped = (await new Response(Deno.stdin.readable).text()).trimEnd();
-    }
-  } catch {
-    piped = "";
-  }
-  return [piped, fromArgs].filter((s) => s !== "").join("\n\n");
 }

@@ -13,12 +13,13 @@ export async function sandboxCommand(argv: string[], io: Io): Promise<number> {
   splitCommon(argv);
   const check = argv.includes("--check");
   const run = parseRunArgs(argv.filter((a) => a !== "--check"));
-  const { resolveRun } = await import("../../app/resolve_run.ts");
+  const { resolveSandbox } = await import("../../app/resolve_run.ts");
   // From the effective config only: an untrusted project's providers and servers are not in it.
-  const resolved = await resolveRun(run);
+  const resolved = await resolveSandbox(run);
   const { projectNotice } = await import("../../app/load_config.ts");
   const notice = projectNotice(resolved.loaded, resolved.projectIgnored);
   if (notice) io.err(`${notice}\n`);
+  for (const note of resolved.notes) io.err(`${note}\n`);
   if (check) {
     const { checkJail } = await import("../../app/jail.ts");
     const report = await checkJail(resolved);

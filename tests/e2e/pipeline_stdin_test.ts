@@ -1,0 +1,93 @@
+/**
+ * What `mopac run` reads from stdin: `--no-stdin` leaves it alone (a `while read`
+ * loop keeps its list), `-` as the prompt means the prompt is stdin, a read that
+ * does not end says so on stderr once, and a piped run is titled by its prompt.
+ */
+import assert from "node:assert/strict";
+import { scriptText } from "../_support/fake_openai.ts";
+import { cleanDenoEnv, denoFlags, MAIN } from "../_support/run_mopac.ts";
+import { DENO_RUN } from "../_support/deps.ts";
+import { WAIT_MS, waitFor } from "../_support/wait.ts";
+import { FAKE_ENV, workspace } from "../_support/workspace.ts";
+import { contentText } from "./_live.ts";
+
+/** The first user message of each request the fake answered. */
+function prompts(ws: { fake: { turnRequests(): Array<{ messages: unknown[] }> } }) {
+  return ws.fake.turnRequests().map((r) =>
+    contentText((r.messages as Array<{ role: string }>).find((m) => m.role === "user") as never)
+  );
+}
+
+Deno.test("stdin: --no-stdin keeps a while-read loop's list; '-' is the prompt from stdin; the piped run is titled by its prompt", async () => {
+  await using ws = await workspace({ turns: () => scriptText("ok") });
+  await Deno.writeTextFile(`${ws.dir}/files.txt`, "a.ts\nb.ts\nc.ts\n");
+  const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags(ws.perms), MAIN]
+    .map((a) => `'${a}'`).join(" ");
+  const loop = (flag: string) =>
+    new Deno.Command("bash", {
+      args: ["-c", `while read f; do ${mopac} run ${flag} "review $f"; done < files.txt`],
+      cwd: ws.dir,
+      clearEnv: true,
+      env: { ...cleanDenoEnv(), ...FAKE_ENV },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+
+  // Without the flag the first run swallows the rest of the list: one run only.
+  const swallowed = await loop("");
+  assert.equal(swallowed.code, 0, new TextDecoder().decode(swallowed.stderr));
+  assert.deepEqual(prompts(ws), ["b.ts\nc.ts\n\nreview a.ts"]);
+
+  const kept = await loop("--no-stdin");
+  assert.equal(kept.code, 0, new TextDecoder().decode(kept.stderr));
+  assert.equal(new TextDecoder().decode(kept.stdout), "ok\nok\nok\n");
+  assert.deepEqual(prompts(ws).slice(1), ["review a.ts", "review b.ts", "review c.ts"]);
+
+  const dash = await ws.run(["run", "-"], { stdin: "the whole prompt\nfrom stdin\n" });
+  assert.equal(dash.code, 0, dash.stderr);
+  assert.equal(prompts(ws).at(-1), "the whole prompt\nfrom stdin");
+  for (const args of [["-", "more"], ["--no-stdin", "-"]]) {
+    const bad = await ws.run(["run", ...args], { stdin: "x" });
+    assert.equal(bad.code, 2, args.join(" "));
+  }
+
+  // Piped context in front of the prompt; the session is titled by the prompt.
+  const piped = await ws.run(["run", "-o", "json", "review this diff"], {
+    stdin: "diff --git a/x b/x\n+added\n",
+  });
+  assert.equal(piped.code, 0, piped.stderr);
+  assert.equal(prompts(ws).at(-1), "diff --git a/x b/x\n+added\n\nreview this diff");
+  const id = JSON.parse(piped.stdout).session_id;
+  const list = await ws.run(["sessions", "list", "--json"]);
+  const row = JSON.parse(list.stdout).find((s: { id: string }) => s.id === id);
+  assert.equal(row.title, "review this diff");
+  assert.deepEqual(ws.fake.rejected, []);
+});
+
+Deno.test("stdin: a read that has not ended after a second says so on stderr, once", async () => {
+  await using ws = await workspace({ turns: () => scriptText("ok") });
+  // stdin is a pipe nobody writes to or closes yet, as in `sleep 6 | mopac run "hi"`.
+  const child = ws.spawn(["run", "hi"], { stdin: "" });
+  const errText = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const stdout = new Response(child.stdout).text();
+  let stderr = "";
+  const note = /waiting for stdin to end.*--no-stdin/;
+  let ended = false;
+  const reading = (async () => {
+    for (let r = await errText.read(); !r.done; r = await errText.read()) stderr += r.value;
+    ended = true;
+  })();
+  await waitFor(() => note.test(stderr) || ended, "the note on stderr", WAIT_MS);
+  assert.match(stderr, note);
+  assert.equal(ws.fake.requests.length, 0, "nothing sent while stdin is open");
+
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("late context"));
+  await writer.close();
+  const status = await child.status;
+  await reading;
+  assert.equal(status.code, 0, stderr);
+  assert.equal(await stdout, "ok\n");
+  assert.equal(stderr.match(new RegExp(note, "g"))?.length, 1);
+  assert.deepEqual(prompts(ws), ["late context\n\nhi"]);
+});
