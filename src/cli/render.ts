@@ -29,12 +29,17 @@ export function createRenderer(
       return {
         event(e) {
           // Retries are logged on stderr by the provider itself.
-          if (e.type === "result") io.out(JSON.stringify({ v: 1, ...e }) + "\n");
+          if (e.type === "result") io.out(wireLine(e));
         },
       };
     case "stream-json":
-      return { event: (e) => io.out(JSON.stringify({ v: 1, ...e }) + "\n") };
+      return { event: (e) => io.out(wireLine(e)) };
   }
+}
+
+/** One event as a line of the wire format: its version and when it was written first. */
+function wireLine(e: RunEvent): string {
+  return JSON.stringify({ v: 1, ts: Date.now(), ...e }) + "\n";
 }
 
 interface Printed {

@@ -14,6 +14,7 @@ import {
   classifyFailure,
   errorText,
   explainStartFailure,
+  isNoise,
   McpCallError,
   stderrHint,
   tagUndelivered,
@@ -199,7 +200,9 @@ export class McpConnection {
       if (gen === this.#generation) this.#alive = false;
     };
     client.onerror = (err) => {
-      if (gen === this.#generation) this.opts.log(`mcp ${this.name}: ${errorText(err)}`);
+      if (gen === this.#generation && !isNoise(err)) {
+        this.opts.log(`mcp ${this.name}: ${errorText(err)}`);
+      }
     };
     this.#transport = transport;
     this.#client = client;
