@@ -10,6 +10,7 @@ import type { LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
+import { type ColorMode, parseColorMode } from "./color.ts";
 
 export interface RunArgs {
   prompt: string[];
@@ -37,6 +38,7 @@ export interface RunArgs {
   config?: string;
   sandbox?: "on" | "off";
   trustProject: boolean;
+  color: ColorMode;
 }
 
 const RUN_OPTIONS = {
@@ -64,6 +66,7 @@ const RUN_OPTIONS = {
   config: { type: "string" },
   sandbox: { type: "string" },
   "trust-project": { type: "boolean" },
+  color: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -139,6 +142,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     config: v.config,
     sandbox: v.sandbox as "on" | "off" | undefined,
     trustProject: v["trust-project"] === true,
+    color: parseColorMode(v.color),
   };
 }
 

@@ -32,8 +32,9 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
   -C, --continue           continue the most recently updated session
   -s, --session ID         continue a session by id or unique prefix
   -o, --output-format F    text (default) | json | stream-json
-  -q, --quiet              no progress on stderr
-  -v, --verbose            more progress on stderr
+  -q, --quiet              no progress on stderr (errors still)
+  -v, --verbose            more progress on stderr: each tool call's input
+      --color WHEN         auto (default: on a terminal, unless NO_COLOR) | always | never
       --max-turns N        stop after N model requests (exit 4)
       --max-tokens N       stop after N tokens in and out (exit 4)
       --max-cost USD       stop after this cost (exit 4)

@@ -1,8 +1,9 @@
 /**
  * How a run's events reach the user, one renderer per output format: json and
  * stream-json print the events; text prints the assistant's text on stdout as it
- * streams and progress on stderr. A retried response is printed only beyond what is
- * already on the screen (DESIGN §3).
+ * streams. A retried response is printed only beyond what is already on the screen
+ * (DESIGN §3). Signs of life on stderr (progress lines, the status line) are
+ * progress.ts's, added here for text and json.
  */
 import type { RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
@@ -10,6 +11,8 @@ import type { Io } from "./io.ts";
 /** Where a renderer writes: stdout and stderr. */
 type Output = Pick<Io, "out" | "err">;
 import { TextBuilder } from "../util/text_builder.ts";
+import { paint } from "./color.ts";
+import { progressRenderer, type Terminal } from "./progress.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -17,24 +20,48 @@ export interface Renderer {
   event(e: RunEvent): void;
 }
 
+export interface RenderOptions {
+  quiet: boolean;
+  verbose: boolean;
+  ephemeral?: boolean;
+  /** stderr's status line and colours (progress.ts `terminalFor`). */
+  terminal?: Pick<Terminal, "status" | "paint">;
+}
+
 export function createRenderer(
   format: OutputFormat,
   io: Output,
-  opts: { quiet: boolean; verbose: boolean },
+  opts: RenderOptions,
 ): Renderer {
+  const progress = (lines: boolean) =>
+    progressRenderer(io, {
+      ...opts,
+      lines,
+      status: opts.terminal?.status,
+      paint: opts.terminal?.paint ?? paint(false),
+    });
   switch (format) {
     case "text":
-      return textRenderer(io, opts);
+      return both(textRenderer(io, opts), progress(true));
     case "json":
-      return {
+      return both({
         event(e) {
           // Retries are logged on stderr by the provider itself.
           if (e.type === "result") io.out(wireLine(e));
         },
-      };
+      }, progress(false));
     case "stream-json":
       return { event: (e) => io.out(wireLine(e)) };
   }
+}
+
+function both(first: Renderer, second: Renderer): Renderer {
+  return {
+    event(e) {
+      first.event(e);
+      second.event(e);
+    },
+  };
 }
 
 /** One event as a line of the wire format: its version and when it was written first. */
@@ -52,7 +79,7 @@ interface Printed {
   current: number;
 }
 
-function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): Renderer {
+function textRenderer(io: Output, _opts: { quiet: boolean; verbose: boolean }): Renderer {
   const messages = new Map<string, Printed>();
   let lastChar = "\n";
   let lastMessage = "";
@@ -60,9 +87,6 @@ function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): R
     if (t === "") return;
     io.out(t);
     lastChar = t.at(-1)!;
-  };
-  const note = (t: string) => {
-    if (!opts.quiet) io.err(t.endsWith("\n") ? t : t + "\n");
   };
   // A retried response that does not continue what stdout shows is printed again whole.
   const reprint = (st: Printed, current: string) => {
@@ -121,20 +145,6 @@ function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): R
         case "tool_call":
           // End the open line first so progress on a shared terminal starts clean.
           if (lastChar !== "\n") out("\n");
-          if (opts.verbose) note(`→ ${e.name} ${JSON.stringify(e.input)}`);
-          else note(`→ ${e.name}`);
-          return;
-        case "tool_result":
-          if (e.denied) note(`✗ ${e.name} denied: ${e.output}`);
-          else if (e.is_error && opts.verbose) note(`✗ ${e.name}: ${firstLine(e.output)}`);
-          return;
-        case "summarized":
-          note("mopac: context summarized");
-          return;
-        case "init":
-          if (opts.verbose) {
-            note(`mopac: session ${e.session_id}, model ${e.model}, agent ${e.agent}`);
-          }
           return;
         case "result":
           if (lastChar !== "\n") out("\n");
@@ -145,9 +155,4 @@ function textRenderer(io: Output, opts: { quiet: boolean; verbose: boolean }): R
       }
     },
   };
-}
-
-function firstLine(s: string): string {
-  const line = s.split("\n", 1)[0];
-  return line.length > 200 ? line.slice(0, 200) + "…" : line;
 }

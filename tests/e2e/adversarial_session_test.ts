@@ -96,7 +96,11 @@ Deno.test("adversarial: a reader closing the pipe early (| head -c 5) ends clean
   }).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(new TextDecoder().decode(out.stdout), "01234");
-  assert.equal(stderr.trim(), "exit=0");
+  // The session's lines at the start and the end, then the shell's: no error in between.
+  assert.match(
+    stderr,
+    /^mopac: session (\w{8}) · [^\n]*\nmopac: session \1 done · [^\n]*\n exit=0\n$/,
+  );
   const [file] = [...Deno.readDirSync(`${ws.dir}/.mopac/sessions`)]
     .filter((e) => e.name.endsWith(".jsonl"));
   const saved = await Deno.readTextFile(`${ws.dir}/.mopac/sessions/${file.name}`);
@@ -149,7 +153,17 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       assert.equal(status.code, code, stderr);
       assert.ok(long.startsWith(stdout.slice(0, -1)), "only the answer's text on stdout");
       assert.ok(stdout.endsWith("\n") && stdout.length < long.length, JSON.stringify(stdout));
-      assert.equal(stderr, `mopac: interrupted by ${signal}\n`);
+      // Then the session's end, and how to go on with it.
+      const id = /^mopac: session (\w{8}) · /.exec(stderr)?.[1];
+      assert.ok(id, stderr);
+      assert.match(
+        stderr,
+        new RegExp(
+          `^mopac: session ${id} · [^\\n]*\\nmopac: interrupted by ${signal}\\n` +
+            `mopac: session ${id} ended: cancelled · [^\\n]*\\n` +
+            `hint: resume with mopac run -s ${id} "…"\\n$`,
+        ),
+      );
 
       const again = await run(ws, "run", "-C", "go on");
       assert.equal(again.code, 0, again.stderr);

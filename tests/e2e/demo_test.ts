@@ -37,7 +37,10 @@ Deno.test("demo: the recorded session replays offline, answers and fixes the gre
       "`bash check.sh` passes.\n",
   );
   // Tool progress on stderr, then the file as the run left it.
-  assert.match(stderr, /→ view\n[\s\S]*→ edit\n[\s\S]*→ bash\n/);
+  assert.match(
+    stderr,
+    /→ view src\/greet\.ts\n← view ok · [\d.]+s\n[\s\S]*→ edit src\/greet\.ts\n← edit ok[^\n]*\n[\s\S]*→ bash bash check\.sh\n← bash ok/,
+  );
   assert.match(stderr, /exit code 0; src\/greet\.ts now reads:/);
   assert.match(stderr, /return `Hello, \$\{name\}!`;/);
   assert.doesNotMatch(stderr, /Helo,/);

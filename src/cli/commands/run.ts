@@ -10,6 +10,7 @@ import { parseRunArgs, type RunArgs } from "../flags.ts";
 import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
+import { terminalFor } from "../progress.ts";
 import { EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { interrupts } from "../../util/interrupts.ts";
@@ -21,7 +22,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return EXIT.ok;
   }
-  const renderer = createRenderer(args.output, io, args);
+  const terminal = terminalFor(io, args);
+  io = terminal.io;
+  const renderer = createRenderer(args.output, io, { ...args, terminal });
   const ending = new RunEnding(renderer, Date.now());
   // Should the process have to be ended before the run ends itself, json consumers
   // still get their `result` (registered first, so it runs after the session is saved).
@@ -59,6 +62,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (code === EXIT.internal && error) reportError(error, io);
     return code;
   } catch (err) {
+    terminal.status?.close();
     // Failures before the run started: json consumers still get a result object.
     const signal = interrupts.received;
     const cause = signal && !(err instanceof InterruptedError)
