@@ -133,7 +133,12 @@ export async function resolveRun(args: ResolveArgs): Promise<ResolvedRun> {
   // The operator's profile and limits first: what the project narrows is measured against them.
   const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
   const profile = applyNarrowing(operatorProfile, narrowing);
-  const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
+  const ctx: ResolveContext = {
+    config,
+    env: strictEnv,
+    keyOptional: args.replay !== undefined,
+    unsetVars: (path) => loaded.unsetVars?.(path) ?? [],
+  };
   // -m wins over the profile's model, which wins over models.large.
   const model = withKeyVar(
     resolveModel(args.model ? "large" : profile.model ?? "large", ctx),

@@ -151,6 +151,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
       }),
     referencedEnv: [...files.referenced].sort(),
     expandedPaths: files.expandedPaths,
+    unsetVars: (path) => files.unset.get(path) ?? [],
     envUsed: [...envUsed].sort(),
     project: {
       root: workspaceRoot,
