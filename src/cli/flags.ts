@@ -11,6 +11,7 @@ import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
 import { type ColorMode, parseColorMode } from "./color.ts";
+import { flagSuggestion } from "./suggest.ts";
 
 export interface RunArgs {
   prompt: string[];
@@ -41,7 +42,7 @@ export interface RunArgs {
   color: ColorMode;
 }
 
-const RUN_OPTIONS = {
+export const RUN_OPTIONS = {
   model: { type: "string", short: "m" },
   "small-model": { type: "string" },
   agent: { type: "string", short: "a" },
@@ -83,9 +84,10 @@ export function parseFlags<T extends ParseArgsOptionsConfig>(
     const full = (err as Error).message;
     const msg = full.split("\n")[0].split(". ")[0].replace(/\.$/, "");
     const dashed = /use '(--[a-z-]+)=-XYZ'/.exec(full);
+    const guess = flagSuggestion(full, options);
     const hint = dashed
       ? `a value starting with '-' is written ${dashed[1]}=VALUE`
-      : `run 'mopac ${command} --help' for the flags`;
+      : `${guess ? `${guess} ` : ""}run 'mopac ${command} --help' for the flags`;
     throw new UsageError(msg, { hint });
   }
 }
@@ -164,7 +166,7 @@ function positiveNumber(value: string | undefined, flag: string): number | undef
   return n;
 }
 
-const COMMON = {
+export const COMMON_OPTIONS = {
   cwd: { type: "string" },
   config: { type: "string" },
   "data-dir": { type: "string" },
@@ -198,7 +200,7 @@ export function splitCommon(
       }
     } else rest.push(a);
   }
-  const { values } = parseFlags(common, COMMON, "help");
+  const { values } = parseFlags(common, COMMON_OPTIONS, "help");
   return {
     rest,
     load: async () => {

@@ -8,6 +8,9 @@ import { parseArgs } from "node:util";
 import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
+import { MCP_HELP } from "../help.ts";
+import { MCP_OPTIONS } from "../command_specs.ts";
+import { didYouMean, flagSuggestion } from "../suggest.ts";
 import { logsDir } from "../../config/mod.ts";
 import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
 import { createMcpManager, type McpManager, type McpManagerOptions } from "../../mcp/manager.ts";
@@ -25,14 +28,6 @@ export interface McpCommandIo {
   /** How a run starts servers (logs redacted, roots); absent: plain options (tests). */
   manager?: McpManagerOptions;
 }
-
-const MCP_HELP = `Usage: mopac mcp <command> [--json]
-
-  list                      configured servers, their status and tool count
-  tools [SERVER]            the tools as the model sees them (name, description)
-  ping [SERVER]             connect and ping; exit 6 when one does not answer
-  call SERVER TOOL [JSON]   call one tool with a JSON object of arguments
-`;
 
 /**
  * The command as the CLI dispatches it: servers start exactly as a run starts them
@@ -70,13 +65,10 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
 export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, options: MCP_OPTIONS });
   } catch (err) {
-    return usage(io, errorText(err));
+    const guess = flagSuggestion(errorText(err), MCP_OPTIONS);
+    return usage(io, `${errorText(err).split("\n")[0].split(". ")[0]}${guess ? `; ${guess}` : ""}`);
   }
   const [sub, ...rest] = parsed.positionals;
   const json = parsed.values.json === true;
@@ -99,8 +91,10 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
     }
     case "call":
       return await call(io, rest, out);
-    default:
-      return usage(io, `unknown mcp command "${sub}"`);
+    default: {
+      const guess = didYouMean(sub, ["list", "tools", "ping", "call"]);
+      return usage(io, `unknown mcp command "${sub}"${guess ? `; ${guess}` : ""}`);
+    }
   }
 }
 

@@ -7,6 +7,9 @@ import { parseArgs } from "node:util";
 import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
+import { SESSIONS_HELP } from "../help.ts";
+import { SESSIONS_OPTIONS } from "../command_specs.ts";
+import { didYouMean, flagSuggestion } from "../suggest.ts";
 import {
   describeSession,
   type LoadedSession,
@@ -23,18 +26,6 @@ export interface SessionsCommandIo {
   dataDir: string;
 }
 
-const SESSIONS_HELP = `Usage: mopac sessions <command>
-
-  list [--json] [--limit N] [--all]    sessions, newest first (--all adds sub-agent sessions)
-  show ID [--json]                     one session: messages, tool calls and results
-  export ID [--format jsonl|markdown]  the whole session (default jsonl)
-  rm ID                                delete a session and its sub-agent sessions
-  search QUERY [--json] [--limit N]    full-text search over the message text
-  reindex                              rebuild index.db from the session files
-
-ID is a full session id, a short id, or a unique prefix of either.
-`;
-
 const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 const count = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(n));
 
@@ -48,19 +39,14 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
 export async function runSessionsCommand(args: string[], io: SessionsCommandIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        limit: { type: "string" },
-        all: { type: "boolean" },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, options: SESSIONS_OPTIONS });
   } catch (err) {
-    return usage(io, (err as Error).message);
+    const message = (err as Error).message;
+    return usage(
+      io,
+      message.split("\n")[0].split(". ")[0],
+      flagSuggestion(message, SESSIONS_OPTIONS),
+    );
   }
   const { values: v, positionals } = parsed;
   const [sub, ...rest] = positionals;
@@ -76,7 +62,9 @@ export async function runSessionsCommand(args: string[], io: SessionsCommandIo):
     search: ["json", "limit"],
     reindex: [],
   };
-  if (!(sub in allowed)) return usage(io, `unknown command "${sub}"`);
+  if (!(sub in allowed)) {
+    return usage(io, `unknown command "${sub}"`, didYouMean(sub, Object.keys(allowed)));
+  }
   const extra = Object.keys(v).filter((k) => !allowed[sub].includes(k));
   if (extra.length > 0) return usage(io, `\`${sub}\` does not take --${extra[0]}`);
   let limit: number | undefined;
@@ -130,8 +118,9 @@ export async function runSessionsCommand(args: string[], io: SessionsCommandIo):
   }
 }
 
-function usage(io: SessionsCommandIo, why: string): number {
-  io.stderr(`mopac sessions: ${why}\nRun \`mopac sessions --help\` for usage.\n`);
+function usage(io: SessionsCommandIo, why: string, guess = ""): number {
+  const hint = guess ? `${guess} ` : "";
+  io.stderr(`mopac sessions: ${why}\nhint: ${hint}run \`mopac sessions --help\` for usage\n`);
   return EXIT.usage;
 }
 
