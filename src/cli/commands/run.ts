@@ -11,7 +11,7 @@ import { RUN_HELP } from "../help.ts";
 import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
 import { terminalFor } from "../progress.ts";
-import { EXIT, explained, reportError } from "../exit_codes.ts";
+import { endingOf, EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { interrupts } from "../../util/interrupts.ts";
 import { RunEnding } from "../run_ending.ts";
@@ -42,6 +42,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       warn: (line: string) => args.quiet || io.err(`${line}\n`),
       signal: interrupts.signal,
       onSession: (id) => ending.sessionId = id,
+      endingOf,
     });
     let outcome;
     try {

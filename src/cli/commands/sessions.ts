@@ -135,19 +135,20 @@ function list(io: SessionsCommandIo, sessions: SessionSummary[], json: boolean):
   }
   const rows = sessions.map((s) => [
     s.short_id,
+    s.status ? `${s.status}${s.exit_code !== undefined ? ` (${s.exit_code})` : ""}` : "-",
     time(s.updated_at),
     String(s.message_count),
     `${count(s.input_tokens)}/${count(s.output_tokens)}`,
     `$${s.cost_usd.toFixed(4)}`,
     (s.parent_id ? "↳ " : "") + (s.title ?? "(untitled)"),
   ]);
-  const head = ["ID", "UPDATED (UTC)", "MSGS", "TOKENS IN/OUT", "COST", "TITLE"];
+  const head = ["ID", "STATUS", "UPDATED (UTC)", "MSGS", "TOKENS IN/OUT", "COST", "TITLE"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r.map((
       c,
       i,
-    ) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+    ) => (i === r.length - 1 ? c : i === 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join("  ");
   io.stdout([head, ...rows].map(line).join("\n") + "\n");
   return EXIT.ok;
