@@ -7,7 +7,6 @@
  */
 import type { RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
-import type { Renderer } from "./render.ts";
 import { type ColorMode, colorOn, type Paint, paint } from "./color.ts";
 import { StatusLine, type Waiting } from "./status_line.ts";
 import { shortIdOf } from "../session/ids.ts";
@@ -58,7 +57,11 @@ interface Running {
   since: number;
 }
 
-export function progressRenderer(io: Pick<Io, "err">, opts: ProgressOptions): Renderer {
+/** A renderer (render.ts) of the run's progress on stderr. */
+export function progressRenderer(
+  io: Pick<Io, "err">,
+  opts: ProgressOptions,
+): { event(e: RunEvent): void } {
   const { paint: p, status } = opts;
   const now = opts.now ?? Date.now;
   const running = new Map<string, Running>();

@@ -149,5 +149,8 @@ export function activeHistory(loaded: LoadedSession): Message[] {
 function lastRunStatus(run: LastRun | undefined): Pick<SessionSummary, "status" | "exit_code"> {
   if (!run) return {};
   if (run.ended_at === undefined || run.subtype === undefined) return { status: "unfinished" };
-  return { status: run.subtype, ...(run.exit_code !== undefined ? { exit_code: run.exit_code } : {}) };
+  return {
+    status: run.subtype,
+    ...(run.exit_code !== undefined ? { exit_code: run.exit_code } : {}),
+  };
 }
