@@ -6,10 +6,11 @@
 import type { Usage } from "../domain/usage.ts";
 
 /**
- * One thing that happened in the loop. Per model request: `text` and `reasoning`
- * pieces as they stream (a `retry` voids the pieces of that message so far), then
- * `turn` with its usage; then for each tool call a `tool_call` and, once it ran (or
- * was refused), its `tool_result`; `summarized` when the history was compacted.
+ * One thing that happened in the loop. Per model request: `request` as it starts,
+ * `text` and `reasoning` pieces as they stream (a `retry` voids the pieces of that
+ * message so far), then `turn` with its usage; then for each tool call a `tool_call`
+ * and, once it ran (or was refused), its `tool_result`; `summarized` when the history
+ * was compacted.
  *
  * Contract: the loop calls `emit` synchronously; it must not throw (a throw ends the run).
  *
@@ -29,13 +30,21 @@ import type { Usage } from "../domain/usage.ts";
  * ```
  */
 export type AgentEvent =
+  /**
+   * A model request starts: it will be turn `n` once it completes; its text streams
+   * as message `message_id`; `model` is `provider/model`.
+   */
+  | { type: "request"; n: number; model: string; message_id: string }
   /** A piece of the assistant's answer as it streams. */
   | { type: "text"; delta: string; message_id: string }
   /** A piece of the model's reasoning as it streams. */
   | { type: "reasoning"; delta: string; message_id: string }
   /** The model called a tool; `input` is its arguments parsed (or the text when it is no JSON). */
   | { type: "tool_call"; id: string; name: string; input: unknown }
-  /** A tool call ended; `denied` when the permission gate refused it. */
+  /**
+   * A tool call ended; `denied` when the permission gate refused it; `duration_ms` from
+   * its `tool_call` to its end.
+   */
   | {
     type: "tool_result";
     id: string;
@@ -43,6 +52,7 @@ export type AgentEvent =
     is_error: boolean;
     denied: boolean;
     output: string;
+    duration_ms: number;
   }
   /**
    * The request failed and is tried again after `delay_ms`: consumers drop what they

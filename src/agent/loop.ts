@@ -52,6 +52,12 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
       }
 
       const draft = new AssistantDraft(deps.newId(), deps.provider.label, clock.now());
+      deps.emit({
+        type: "request",
+        n: outcome.turns + 1,
+        model: deps.provider.label,
+        message_id: draft.id,
+      });
       let turn;
       try {
         turn = await streamTurn(deps, input, history, draft);

@@ -36,6 +36,9 @@ export async function runToolCalls(
   }
 }
 
+/** A call's result and how long it ran (until it ended, not until it was recorded). */
+type Timed = ToolRunResult & { duration_ms: number };
+
 function batches(calls: ToolCallPart[]): ToolCallPart[][] {
   const out: ToolCallPart[][] = [];
   for (const call of calls) {
@@ -46,17 +49,23 @@ function batches(calls: ToolCallPart[]): ToolCallPart[][] {
   return out;
 }
 
-function start(deps: LoopDeps, input: LoopInput, call: ToolCallPart): Promise<ToolRunResult> {
-  if (input.signal.aborted) return Promise.resolve({ result: cancelledResult(call) });
+function start(deps: LoopDeps, input: LoopInput, call: ToolCallPart): Promise<Timed> {
+  if (input.signal.aborted) {
+    return Promise.resolve({ result: cancelledResult(call), duration_ms: 0 });
+  }
   deps.emit({ type: "tool_call", id: call.id, name: call.name, input: parseLoose(call.input) });
-  return deps.tools.run(call, input.signal);
+  const started = deps.clock.now();
+  return deps.tools.run(call, input.signal).then((ran) => ({
+    ...ran,
+    duration_ms: Math.max(0, deps.clock.now() - started),
+  }));
 }
 
 async function record(
   deps: LoopDeps,
   input: LoopInput,
   call: ToolCallPart,
-  ran: ToolRunResult,
+  ran: Timed,
   toolMessage: Message,
   outcome: RunOutcome,
   guard: LoopGuard,
@@ -82,6 +91,7 @@ async function record(
     is_error: result.is_error,
     denied: result.denied === true,
     output: result.content,
+    duration_ms: ran.duration_ms,
   });
   guard.record(call.name, call.input, result.content);
   if (ran.halt !== undefined) throw new HookHaltError(ran.halt);

@@ -177,7 +177,12 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   // The operator's profile and limits first: what the project narrows is measured against them.
   const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
   const profile = applyNarrowing(operatorProfile, narrowing);
-  const ctx = { config, env: strictEnv, keyOptional: args.replay !== undefined };
+  const ctx: ResolveContext = {
+    config,
+    env: strictEnv,
+    keyOptional: args.replay !== undefined,
+    unsetVars: (path) => loaded.unsetVars?.(path) ?? [],
+  };
   const notes: string[] = [];
   // The session first: resuming needs no -m, and a wrong id is named before the model.
   const resume = await findResumeTarget(loaded.dataDir, {
@@ -194,7 +199,9 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   const model = modelOptional && unselected
     ? undefined
     : withKeyVar(restored ?? resolveModel(ref, ctx), loaded);
-  const smallModel = config.models?.small ? withKeyVar(resolveModel("small", ctx), loaded) : model;
+  const smallModel = config.models?.small || args.smallModel
+    ? withKeyVar(resolveModel("small", ctx), loaded)
+    : model;
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel, profile)
     : undefined;

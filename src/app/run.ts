@@ -22,7 +22,7 @@ import { openChildSession, type OpenedSession, openRunSession } from "./open_ses
 import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
 import { type ResolvedRun, resolveRun, type RunOptions } from "./resolve_run.ts";
-import { type InitEvent, initEvent } from "./run_events.ts";
+import { type Ending, type InitEvent, initEvent } from "./run_events.ts";
 import { projectFacts, projectNotice } from "./load_config.ts";
 import { isEmptyNarrowing } from "../config/mod.ts";
 import {
@@ -65,6 +65,8 @@ export async function prepareRun(
     signal?: AbortSignal;
     /** Told the session's id as soon as it is open (a run ended during start-up reports it). */
     onSession?: (id: string) => void;
+    /** How a run ends for an error (the CLI's table), so the session can record it. */
+    endingOf?: (err: unknown) => Ending;
   },
 ): Promise<PreparedRun> {
   // Resolve. Nothing is opened before the preflight has passed.
@@ -96,7 +98,7 @@ export async function prepareRun(
     outputSchema,
     jail,
     stack,
-    { signal: opts.signal },
+    { signal: opts.signal, endingOf: opts.endingOf },
   );
   const { loaded, profile, cwd } = resolved;
   const init = initEvent({
@@ -198,7 +200,7 @@ async function wireRun(
   outputSchema: OutputSchema | undefined,
   jail: RunJail,
   stack: AsyncDisposableStack,
-  opts: { signal?: AbortSignal },
+  opts: { signal?: AbortSignal; endingOf?: (err: unknown) => Ending },
 ): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider }> {
   const { loaded, profile, cwd } = resolved;
   const { model, session } = opened;
@@ -217,6 +219,7 @@ async function wireRun(
     spend: new RunSpend(resolved.limits),
     jail,
     signal: opts.signal,
+    endingOf: opts.endingOf,
   };
   const wired = await wireAgent(shared, {
     profile,

@@ -18,7 +18,7 @@ import { createProvider, type ProviderOptions } from "../provider/provider.ts";
 import type { Profile } from "../permission/profiles.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { repairForRequest, type SessionStore } from "../session/mod.ts";
-import type { SessionWriter } from "../session/types.ts";
+import type { LastRun, SessionWriter } from "../session/types.ts";
 import type { AgentRunner } from "../tools/agent.ts";
 import type { ToolState } from "../tools/types.ts";
 import { systemClock } from "../util/clock.ts";
@@ -30,6 +30,7 @@ import { buildTooling, type Tooling } from "./tooling.ts";
 import { startTitle } from "./title.ts";
 import { StorageWatch } from "./storage_watch.ts";
 import type { RunJail } from "./jail.ts";
+import type { Ending } from "./run_events.ts";
 
 /** What every agent run of one `mopac run` shares. */
 export interface RunShared {
@@ -44,6 +45,8 @@ export interface RunShared {
   jail?: RunJail;
   /** Stops the run's start-up (SIGINT/SIGTERM); default: the process's. */
   signal?: AbortSignal;
+  /** How an outcome's error ends a run (the CLI's table): the session records it. */
+  endingOf?: (err: unknown) => Ending;
 }
 
 /** What makes one agent run what it is. */
@@ -160,12 +163,28 @@ export async function executeAgent(
     redacted(e);
   };
   const mcp = tooling.mcp;
+  // `sessions list` shows how the last run went: started now, ended as the outcome says.
+  const started = Date.now();
+  const lastRun = (outcome?: RunOutcome): { last_run: LastRun } | undefined => {
+    if (!shared.endingOf) return undefined;
+    if (!outcome) return { last_run: { started_at: started } };
+    const { subtype, code } = shared.endingOf(outcome.error);
+    return {
+      last_run: { started_at: started, ended_at: Date.now(), subtype, exit_code: code },
+    };
+  };
   // The meta is written whatever happened; when it cannot be, that is how the run ended
   // (unless it had ended otherwise already).
-  const saveMeta = () =>
-    writer.saveMeta({ model: spec.provider.label, ...persistedState(wired.state) });
+  const saveMeta = (outcome?: RunOutcome) =>
+    writer.saveMeta({
+      model: spec.provider.label,
+      ...persistedState(wired.state),
+      ...lastRun(outcome),
+    });
   let outcome: RunOutcome;
   try {
+    const starting = lastRun();
+    if (starting) await writer.saveMeta(starting);
     outcome = await runAgent({
       provider: spec.provider,
       tools: tooling.runner,
@@ -190,7 +209,7 @@ export async function executeAgent(
     throw err;
   }
   try {
-    await saveMeta();
+    await saveMeta(outcome);
   } catch (err) {
     if (!(err instanceof MopacError)) throw err;
     outcome.error ??= err;

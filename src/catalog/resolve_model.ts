@@ -11,6 +11,7 @@ import { type Catalog, UNLISTED_LIMITS } from "./data.ts";
 import { keyOf, providerEntries, type ProviderEntry, usableForBareIds } from "./providers.ts";
 import type { ResolvedModel } from "./types.ts";
 import type { Pricing } from "../domain/usage.ts";
+import { closest } from "../util/similar.ts";
 
 export interface ResolveContext {
   config: Config;
@@ -19,6 +20,8 @@ export interface ResolveContext {
   catalog?: Catalog;
   /** A missing key is no error (replaying a cassette sends nothing to the provider). */
   keyOptional?: boolean;
+  /** The variables a config value (dotted path) named that were unset (LoadedConfig's). */
+  unsetVars?: (path: string) => string[];
 }
 
 /**
@@ -80,17 +83,56 @@ function resolveSelected(sel: SelectedModel, ctx: ResolveContext): ResolvedModel
     throw new UsageError(`no usable provider for model "${spec}"`, { hint: hints.join("; ") });
   }
   if (slash > 0) throw unknownProvider(spec.slice(0, slash), entries, spec);
+  const near = closest(spec, entries.flatMap((e) => e.models.map((m) => m.id)));
+  const refs = entries.flatMap((e) =>
+    e.disabled ? [] : e.models.filter((m) => near.includes(m.id)).map((m) => `${e.id}/${m.id}`)
+  );
   throw new UsageError(`unknown model "${spec}"`, {
-    hint: `write provider/model for a model the catalog does not list (e.g. litellm/${spec}); ` +
+    hint: (refs.length > 0 ? `did you mean ${quoted(refs.slice(0, 5))}? ` : "") +
+      `write provider/model for a model the catalog does not list (e.g. litellm/${spec}); ` +
       "`mopac models` lists the known ones",
   });
 }
 
 function unknownProvider(id: string, entries: ProviderEntry[], model: string): UsageError {
+  const near = closest(id, entries.map((e) => e.id));
   const known = entries.map((e) => e.id).join(", ");
   return new UsageError(`unknown provider "${id}" in "${model}"`, {
-    hint: `known providers: ${known}; add others under "providers" in mopac.json`,
+    hint: (near.length > 0 ? `did you mean ${quoted(near)}? ` : "") +
+      `known providers: ${known}; add others under "providers" in mopac.json`,
   });
+}
+
+const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(" or ");
+
+/** Provider types that route to other providers' models: any id may be served. */
+const GATEWAY_TYPES = new Set(["litellm", "openrouter"]);
+
+/**
+ * Whether the provider's model list is the whole of what it serves: one the operator
+ * defined (not the built-in catalog, whose lists fall behind the providers'), with
+ * models listed, that is not a gateway. An id it does not list would only get a 404.
+ */
+export function listsAllModels(entry: ProviderEntry): boolean {
+  return !entry.builtin && !entry.gateway && !GATEWAY_TYPES.has(entry.type) &&
+    entry.models.length > 0;
+}
+
+/** An id a provider with a closed list does not have: exit 2 now, with the closest ids. */
+function notListed(entry: ProviderEntry, modelId: string): UsageError {
+  const ids = entry.models.map((m) => m.id);
+  const near = closest(modelId, ids);
+  const guess = near.length > 0
+    ? `did you mean ${quoted(near.map((m) => `${entry.id}/${m}`))}? `
+    : "";
+  return new UsageError(
+    `provider "${entry.id}" has no model "${modelId}"; it lists ${ids.slice(0, 8).join(", ")}` +
+      (ids.length > 8 ? ` and ${ids.length - 8} more` : ""),
+    {
+      hint: `${guess}add it to providers.${entry.id}.models, or give the provider ` +
+        `type "litellm" if it serves models it does not list`,
+    },
+  );
 }
 
 function pick(
@@ -118,11 +160,21 @@ function pick(
         `--allow-env=${key.denied}`,
       );
     }
+    // `"api_key": "$LITELLM_KEY"` with the variable unset: say which variable.
+    const path = `providers.${entry.id}.api_key`;
+    const [unset] = ctx.unsetVars?.(path) ?? [];
+    if (unset) {
+      throw new UsageError(
+        `no API key for provider "${entry.id}": ${path} is $${unset}, which is not set`,
+        { hint: `set ${unset} in the environment, or ${path} in config` },
+      );
+    }
     throw new UsageError(`no API key for provider "${entry.id}"`, { hint: key.hint });
   }
   const fromEnv = ctx.keyOptional ? undefined : baseUrlFromEnv(entry, ctx.env);
   if (fromEnv) entry = { ...entry, base_url: fromEnv };
   const model = entry.models.find((m) => m.id === modelId);
+  if (!model && listsAllModels(entry)) throw notListed(entry, modelId);
   const built = build(entry, modelId, model, sel, key);
   if (entry.base_url_env && !ctx.keyOptional) built.base_url_env = entry.base_url_env;
   return built;

@@ -32,7 +32,10 @@ const Denial = z.strictObject({
   reason: z.string(),
 }).meta({ id: "denial" });
 
-const V = { v: z.literal(1).describe("Format version") };
+const V = {
+  v: z.literal(1).describe("Format version"),
+  ts: z.int().nonnegative().describe("When the event was written, in ms since the epoch"),
+};
 
 const Init = z.strictObject({
   ...V,
@@ -57,6 +60,14 @@ const Init = z.strictObject({
     key: z.string().describe('Dotted path of the key; "*" for the whole file'),
     reason: z.string(),
   })).describe("What the project's config asked for and did not get"),
+});
+
+const Request = z.strictObject({
+  ...V,
+  type: z.literal("request"),
+  n: z.int().positive().describe("The turn this request becomes when it completes"),
+  model: z.string().describe('"provider/model"'),
+  message_id: z.string().describe("The message its text streams as"),
 });
 
 const Text = z.strictObject({
@@ -89,6 +100,7 @@ const ToolResult = z.strictObject({
   is_error: z.boolean(),
   denied: z.boolean(),
   output: z.string().describe("What the model gets back, after truncation"),
+  duration_ms: z.int().nonnegative().describe("From the tool_call to the end of the call"),
 });
 
 const Retry = z.strictObject({
@@ -146,6 +158,7 @@ const Result = z.strictObject({
 /** One line of `-o stream-json`. */
 export const WireEventSchema = z.discriminatedUnion("type", [
   Init,
+  Request,
   Text,
   Reasoning,
   ToolCall,

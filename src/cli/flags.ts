@@ -9,6 +9,8 @@ import type { LoadedConfig } from "../config/mod.ts";
 import type { Io } from "./io.ts";
 import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
+import { type ColorMode, parseColorMode } from "./color.ts";
+import { flagSuggestion } from "./suggest.ts";
 
 export interface RunArgs {
   prompt: string[];
@@ -40,9 +42,10 @@ export interface RunArgs {
   noStdin: boolean;
   /** `--output-last-message FILE`: the final answer goes to FILE too (empty on failure). */
   outputLastMessage?: string;
+  color: ColorMode;
 }
 
-const RUN_OPTIONS = {
+export const RUN_OPTIONS = {
   model: { type: "string", short: "m" },
   "small-model": { type: "string" },
   agent: { type: "string", short: "a" },
@@ -69,6 +72,7 @@ const RUN_OPTIONS = {
   "trust-project": { type: "boolean" },
   "no-stdin": { type: "boolean" },
   "output-last-message": { type: "string" },
+  color: { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -85,9 +89,10 @@ export function parseFlags<T extends ParseArgsOptionsConfig>(
     const full = (err as Error).message;
     const msg = full.split("\n")[0].split(". ")[0].replace(/\.$/, "");
     const dashed = /use '(--[a-z-]+)=-XYZ'/.exec(full);
+    const guess = flagSuggestion(full, options);
     const hint = dashed
       ? `a value starting with '-' is written ${dashed[1]}=VALUE`
-      : `run 'mopac ${command} --help' for the flags`;
+      : `${guess ? `${guess} ` : ""}run 'mopac ${command} --help' for the flags`;
     throw new UsageError(msg, { hint });
   }
 }
@@ -151,6 +156,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     trustProject: v["trust-project"] === true,
     noStdin: v["no-stdin"] === true,
     outputLastMessage: v["output-last-message"],
+    color: parseColorMode(v.color),
   };
 }
 
@@ -190,7 +196,7 @@ function positiveNumber(value: string | undefined, flag: string): number | undef
   return n;
 }
 
-const COMMON = {
+export const COMMON_OPTIONS = {
   cwd: { type: "string" },
   config: { type: "string" },
   "data-dir": { type: "string" },
@@ -224,7 +230,7 @@ export function splitCommon(
       }
     } else rest.push(a);
   }
-  const { values } = parseFlags(common, COMMON, "help");
+  const { values } = parseFlags(common, COMMON_OPTIONS, "help");
   return {
     rest,
     load: async () => {

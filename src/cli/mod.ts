@@ -5,7 +5,9 @@
  */
 import { EXIT, reportError } from "./exit_codes.ts";
 import { type Io, processIo } from "./io.ts";
-import { MAIN_HELP, VERSION } from "./help.ts";
+import { MAIN_HELP } from "./help.ts";
+import { COMMAND_SPECS, GLOBAL_OPTIONS } from "./command_specs.ts";
+import { didYouMean } from "./suggest.ts";
 import { SUPERVISOR_COMMAND } from "../jail/command_name.ts";
 import { InterruptedError, UsageError } from "../util/errors.ts";
 import { GRACE_MS, interrupts } from "../util/interrupts.ts";
@@ -15,8 +17,6 @@ type Command = (argv: string[], io: Io) => Promise<number>;
 
 interface CommandEntry {
   load(): Promise<Command>;
-  /** Has no help text of its own: `--help` shows the overview instead of failing. */
-  overviewHelp?: boolean;
 }
 
 const COMMANDS: Record<string, CommandEntry> = {
@@ -25,19 +25,18 @@ const COMMANDS: Record<string, CommandEntry> = {
   mcp: { load: async () => (await import("./commands/mcp.ts")).mcpCommand },
   models: {
     load: async () => (await import("./commands/models.ts")).modelsCommand,
-    overviewHelp: true,
   },
   config: {
     load: async () => (await import("./commands/config.ts")).configCommand,
-    overviewHelp: true,
   },
   schema: {
     load: async () => (await import("./commands/config.ts")).schemaCommand,
-    overviewHelp: true,
   },
   sandbox: {
     load: async () => (await import("./commands/sandbox.ts")).sandboxCommand,
-    overviewHelp: true,
+  },
+  completions: {
+    load: async () => (await import("./commands/completions.ts")).completionsCommand,
   },
   // A compiled mopac starting itself inside a session's OS jail (see jail/supervisor.ts).
   [SUPERVISOR_COMMAND]: {
@@ -83,28 +82,72 @@ export async function main(argv: string[]): Promise<never> {
 }
 
 export async function runCli(argv: string[], io: Io = processIo()): Promise<number> {
-  const [command, ...rest] = argv;
   try {
-    if (command === undefined || HELP.has(command)) {
-      io.out(MAIN_HELP);
-      return command === undefined ? EXIT.usage : EXIT.ok;
+    const { globals, rest: [command, ...rest] } = leadingGlobals(argv);
+    if (command === undefined) {
+      // `mopac` alone is a mistake: the overview, on stderr, exit 2.
+      io.err(MAIN_HELP);
+      return EXIT.usage;
+    }
+    if (HELP.has(command)) {
+      const topic = command === "help" ? rest[0] : undefined;
+      io.out(topic === undefined ? MAIN_HELP : specOf(topic).help);
+      return EXIT.ok;
     }
     if (VERSION_FLAGS.has(command)) {
-      io.out(`mopac ${VERSION}\n`);
+      const { versionText } = await import("./version_text.ts");
+      io.out(await versionText());
       return EXIT.ok;
     }
     const entry = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
-    if (!entry) {
-      throw new UsageError(`unknown command '${command}'`, {
-        hint: "run 'mopac --help' for the commands",
-      });
-    }
-    if (entry.overviewHelp && (rest.includes("--help") || rest.includes("-h"))) {
-      io.out(MAIN_HELP);
+    if (!entry) specOf(command);
+    const spec = Object.hasOwn(COMMAND_SPECS, command) ? COMMAND_SPECS[command] : undefined;
+    if (spec && wantsHelp(rest)) {
+      io.out(spec.help);
       return EXIT.ok;
     }
-    return await (await entry.load())(rest, io);
+    return await (await entry!.load())([...globals, ...rest], io);
   } catch (err) {
     return reportError(err, io);
   }
+}
+
+/** The spec of a command the user named; an unknown name is a usage error with a guess. */
+function specOf(command: string) {
+  if (Object.hasOwn(COMMAND_SPECS, command)) return COMMAND_SPECS[command];
+  const guess = didYouMean(command, Object.keys(COMMAND_SPECS), (n) => `mopac ${n}`);
+  throw new UsageError(`unknown command '${command}'`, {
+    hint: `${guess ? `${guess} ` : ""}run 'mopac --help' for the commands`,
+  });
+}
+
+/** -h or --help among a command's arguments (before `--`, after which all is positional). */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
+/**
+ * `mopac --cwd DIR --config FILE run …`: the global flags before the command are taken
+ * off and given to it (first, so a `--` among its arguments cannot swallow them).
+ */
+function leadingGlobals(argv: string[]): { globals: string[]; rest: string[] } {
+  const globals: string[] = [];
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const [name] = argv[i].split("=", 1);
+    const option = Object.hasOwn(GLOBAL_OPTIONS, name.slice(2)) && name.startsWith("--")
+      ? GLOBAL_OPTIONS[name.slice(2) as keyof typeof GLOBAL_OPTIONS]
+      : undefined;
+    if (!option) break;
+    globals.push(argv[i]);
+    if (option.type === "string" && !argv[i].includes("=")) {
+      const value = argv[++i];
+      if (value === undefined || value.startsWith("-")) {
+        throw new UsageError(`${name} needs a value`, { hint: `write ${name} PATH` });
+      }
+      globals.push(value);
+    }
+  }
+  return { globals, rest: argv.slice(i) };
 }

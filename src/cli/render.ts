@@ -4,6 +4,8 @@
  * else (DESIGN §3), while the assistant's text streams on stderr as progress with the
  * tool lines, since until a message ends nobody knows whether tool calls follow it.
  * A retried response is shown only beyond what is already on the screen.
+ * Signs of life on stderr (progress lines, the status line) are progress.ts's,
+ * added here for text and json.
  */
 import type { ResultEvent, RunEvent } from "../app/run_events.ts";
 import type { Io } from "./io.ts";
@@ -11,6 +13,8 @@ import type { Io } from "./io.ts";
 /** Where a renderer writes: stdout and stderr. */
 type Output = Pick<Io, "out" | "err">;
 import { TextBuilder } from "../util/text_builder.ts";
+import { paint } from "./color.ts";
+import { progressRenderer, type Terminal } from "./progress.ts";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
@@ -26,6 +30,9 @@ export interface RenderOptions {
    * the screen, and printing it again on stdout would show it twice.
    */
   sameTerminal?: boolean;
+  ephemeral?: boolean;
+  /** stderr's status line and colours (progress.ts `terminalFor`). */
+  terminal?: Pick<Terminal, "status" | "paint">;
 }
 
 /**
@@ -45,19 +52,40 @@ export function createRenderer(
   io: Output,
   opts: RenderOptions,
 ): Renderer {
+  const progress = (lines: boolean) =>
+    progressRenderer(io, {
+      ...opts,
+      lines,
+      status: opts.terminal?.status,
+      paint: opts.terminal?.paint ?? paint(false),
+    });
   switch (format) {
     case "text":
-      return textRenderer(io, opts);
+      return both(textRenderer(io, opts), progress(true));
     case "json":
-      return {
+      return both({
         event(e) {
           // Retries are logged on stderr by the provider itself.
-          if (e.type === "result") io.out(JSON.stringify({ v: 1, ...e }) + "\n");
+          if (e.type === "result") io.out(wireLine(e));
         },
-      };
+      }, progress(false));
     case "stream-json":
-      return { event: (e) => io.out(JSON.stringify({ v: 1, ...e }) + "\n") };
+      return { event: (e) => io.out(wireLine(e)) };
   }
+}
+
+function both(first: Renderer, second: Renderer): Renderer {
+  return {
+    event(e) {
+      first.event(e);
+      second.event(e);
+    },
+  };
+}
+
+/** One event as a line of the wire format: its version and when it was written first. */
+function wireLine(e: RunEvent): string {
+  return JSON.stringify({ v: 1, ts: Date.now(), ...e }) + "\n";
 }
 
 interface Printed {
@@ -79,9 +107,6 @@ function textRenderer(io: Output, opts: RenderOptions): Renderer {
     if (t === "" || opts.quiet) return;
     io.err(t);
     lastChar = t.at(-1)!;
-  };
-  const note = (t: string) => {
-    if (!opts.quiet) io.err(t.endsWith("\n") ? t : t + "\n");
   };
   // A retried response that does not continue what stdout shows is printed again whole.
   const reprint = (st: Printed, current: string) => {
@@ -142,20 +167,6 @@ function textRenderer(io: Output, opts: RenderOptions): Renderer {
         case "tool_call":
           // End the open line first so progress on a shared terminal starts clean.
           if (lastChar !== "\n") out("\n");
-          if (opts.verbose) note(`→ ${e.name} ${JSON.stringify(e.input)}`);
-          else note(`→ ${e.name}`);
-          return;
-        case "tool_result":
-          if (e.denied) note(`✗ ${e.name} denied: ${e.output}`);
-          else if (e.is_error && opts.verbose) note(`✗ ${e.name}: ${firstLine(e.output)}`);
-          return;
-        case "summarized":
-          note("mopac: context summarized");
-          return;
-        case "init":
-          if (opts.verbose) {
-            note(`mopac: session ${e.session_id}, model ${e.model}, agent ${e.agent}`);
-          }
           return;
         case "result": {
           if (lastChar !== "\n") out("\n");
@@ -171,9 +182,4 @@ function textRenderer(io: Output, opts: RenderOptions): Renderer {
       }
     },
   };
-}
-
-function firstLine(s: string): string {
-  const line = s.split("\n", 1)[0];
-  return line.length > 200 ? line.slice(0, 200) + "…" : line;
 }

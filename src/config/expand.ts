@@ -21,6 +21,11 @@ export interface ExpandContext {
   referenced: Set<string>;
   /** Filled in: paths whose value expansion changed. */
   expanded: JsonPath[];
+  /**
+   * Filled in: per dotted path, the variables its value named that were unset or empty
+   * (so "no API key" can say which variable to set).
+   */
+  unset?: Map<string, string[]>;
 }
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
@@ -98,7 +103,7 @@ async function expandString(
     } else {
       const name = NAME.exec(text.slice(i + 1))?.[0];
       if (name) {
-        out += lookup(name, ctx, path) ?? "";
+        out += orUnset(lookup(name, ctx, path), name, ctx, path);
         i += 1 + name.length;
       } else {
         out += "$";
@@ -119,7 +124,20 @@ async function braced(inner: string, ctx: ExpandContext, path: JsonPath): Promis
   if (rest.startsWith(":-") && (value === undefined || value === "")) {
     return await expandString(rest.slice(2), ctx, path);
   }
-  return value ?? "";
+  return orUnset(value, name, ctx, path);
+}
+
+/** The value, or "" for an unset variable, which is noted against the path. */
+function orUnset(
+  value: string | undefined,
+  name: string,
+  ctx: ExpandContext,
+  path: JsonPath,
+): string {
+  if (value !== undefined && value !== "") return value;
+  const key = dotted(path);
+  ctx.unset?.set(key, [...(ctx.unset.get(key) ?? []), name]);
+  return "";
 }
 
 function lookup(name: string, ctx: ExpandContext, path: JsonPath): string | undefined {

@@ -16,6 +16,8 @@ export class FileLayers {
   readonly referenced = new Set<string>();
   /** Paths whose value expansion changed. */
   readonly expandedPaths: JsonPath[] = [];
+  /** Per dotted path, the unset variables its value named (the last file's). */
+  readonly unset = new Map<string, string[]>();
   readonly #seen = new Set<string>();
 
   constructor(private readonly opts: Pick<LoadOptions, "env" | "commandTimeoutMs">) {}
@@ -23,6 +25,7 @@ export class FileLayers {
   /** A trusted file's layer: its strings expanded. */
   expand = async (parsed: ParsedFile): Promise<Layer> => {
     const expanded: JsonPath[] = [];
+    const unset = new Map<string, string[]>();
     const value = await expandValue(parsed.value, {
       env: this.opts.env,
       cwd: resolve(parsed.file, ".."),
@@ -30,8 +33,10 @@ export class FileLayers {
       commandTimeoutMs: this.opts.commandTimeoutMs,
       referenced: this.referenced,
       expanded,
+      unset,
     }) as Record<string, unknown>;
     this.expandedPaths.push(...expanded);
+    for (const [path, names] of unset) this.unset.set(path, names);
     return { name: parsed.file, value, parsed };
   };
 

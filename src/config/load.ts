@@ -152,6 +152,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     unusedKeys: () => unusedKeyLines(merged, sourceOf),
     referencedEnv: [...files.referenced].sort(),
     expandedPaths: files.expandedPaths,
+    unsetVars: (path) => files.unset.get(path) ?? [],
     envUsed: [...envUsed].sort(),
     project: {
       root: workspaceRoot,

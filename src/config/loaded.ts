@@ -75,6 +75,8 @@ export interface LoadedConfig {
   referencedEnv: string[];
   /** Paths whose value came out of $VAR / $(cmd) expansion (secrets live here). */
   expandedPaths: JsonPath[];
+  /** The variables the value at a dotted path named that were unset or empty. */
+  unsetVars?(path: string): string[];
   /**
    * mopac's own variables that located a config file or set a value (XDG_CONFIG_HOME
    * or HOME for a user file that was found, MOPAC_*): a run that cannot read them

@@ -5,7 +5,8 @@
  */
 import type { z } from "zod";
 import { ConfigError } from "../util/errors.ts";
-import { type Config, ConfigSchema } from "./schema.ts";
+import { type Config, configJsonSchema, ConfigSchema } from "./schema.ts";
+import { closest } from "../util/similar.ts";
 import { dotted, type JsonPath, locate } from "./jsonc.ts";
 import type { Layer } from "./layers.ts";
 import type { SourceMap } from "./merge.ts";
@@ -46,7 +47,14 @@ function describe(issue: z.core.$ZodIssue, layers: Layer[], sources: SourceMap):
   if (issue.code === "unrecognized_keys") {
     return issue.keys.map((key) => {
       const at = [...path, key];
-      return { ...where(at, true, layers, sources), message: `unknown key "${dotted(at)}"` };
+      const near = closest(key, knownKeysAt(path));
+      const guess = near.length > 0
+        ? ` (did you mean ${near.map((k) => `"${k}"`).join(" or ")}?)`
+        : "";
+      return {
+        ...where(at, true, layers, sources),
+        message: `unknown key "${dotted(at)}"${guess}`,
+      };
     });
   }
   const text = issue.code === "invalid_union"
@@ -68,4 +76,39 @@ function where(
   if (!layer.parsed) return { where: layer.name, layer: found.ref.layer, offset: 0 };
   const spot = locate(layer.parsed, [...found.ref.path, ...found.rest], atKey);
   return { ...spot, layer: found.ref.layer };
+}
+
+type JsonSchemaNode = {
+  $ref?: string;
+  properties?: Record<string, JsonSchemaNode>;
+  additionalProperties?: JsonSchemaNode | boolean;
+  items?: JsonSchemaNode;
+  anyOf?: JsonSchemaNode[];
+  oneOf?: JsonSchemaNode[];
+  allOf?: JsonSchemaNode[];
+};
+
+/** The keys the config accepts in the object at `path` (for "did you mean"). */
+export function knownKeysAt(path: JsonPath): string[] {
+  const root = configJsonSchema() as JsonSchemaNode & { $defs?: Record<string, JsonSchemaNode> };
+  const expand = (n: JsonSchemaNode): JsonSchemaNode[] => {
+    const target = n.$ref ? root.$defs?.[n.$ref.split("/").at(-1)!] : n;
+    if (!target) return [];
+    return [
+      target,
+      ...[...target.anyOf ?? [], ...target.oneOf ?? [], ...target.allOf ?? []]
+        .flatMap(expand),
+    ];
+  };
+  let nodes: JsonSchemaNode[] = [root];
+  for (const step of path) {
+    nodes = nodes.flatMap(expand).flatMap((n) => {
+      if (typeof step === "number") return n.items ? [n.items] : [];
+      const named = n.properties?.[step];
+      if (named) return [named];
+      return typeof n.additionalProperties === "object" ? [n.additionalProperties] : [];
+    });
+  }
+  const keys = nodes.flatMap(expand).flatMap((n) => Object.keys(n.properties ?? {}));
+  return [...new Set(keys)];
 }

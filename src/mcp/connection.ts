@@ -20,6 +20,7 @@ import {
   classifyFailure,
   errorText,
   explainStartFailure,
+  isNoise,
   McpCallError,
   stderrHint,
   tagUndelivered,
@@ -229,7 +230,7 @@ export class McpConnection {
     };
     client.onerror = (err) => {
       // OAuth failures reach the caller with their own message; once is enough.
-      if (gen === this.#generation && !isOAuthError(err)) {
+      if (gen === this.#generation && !isOAuthError(err) && !isNoise(err)) {
         this.opts.log(`mcp ${this.name}: ${errorText(err)}`);
       }
     };

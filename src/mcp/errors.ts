@@ -38,6 +38,20 @@ export function errorText(err: unknown): string {
   return String(err);
 }
 
+/**
+ * What the SDK reports through `onerror` that is no news to anyone: progress for a token
+ * this client never gave (a server's stray or late notification; the call itself is
+ * unaffected), and a Streamable HTTP server declining the optional GET stream with 404
+ * instead of the 405 the SDK already keeps quiet about (requests and answers still flow
+ * over POST).
+ */
+export function isNoise(err: unknown): boolean {
+  const text = errorText(err);
+  if (/^Received a progress notification for an unknown token\b/.test(text)) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 404 && /Failed to open SSE stream/.test(text);
+}
+
 /** Whether a send error proves the message never reached the server. */
 function provablyUndelivered(err: unknown): boolean {
   if (err instanceof Deno.errors.BrokenPipe || err instanceof Deno.errors.ConnectionRefused) {

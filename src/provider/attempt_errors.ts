@@ -48,10 +48,41 @@ export function toProviderError(
       },
     );
   }
-  return new ProviderError("network", `${ctx.label}: cannot reach ${baseUrl} (${detail})`, {
-    cause: e,
-    hint: "check the provider's base URL and that the server is up",
-  });
+  const reason = connectFailure(err);
+  return new ProviderError(
+    "network",
+    `${ctx.label}: cannot reach ${baseUrl}: ${reason ?? detail}`,
+    {
+      cause: e,
+      hint: "check the provider's base URL and that the server is up",
+      brief: reason ?? "cannot reach the provider",
+    },
+  );
+}
+
+/**
+ * What a failed connection comes down to, from the innermost cause (the SDK wraps
+ * fetch's TypeError, which wraps the runtime's error); undefined when it is none of these.
+ */
+function connectFailure(err: unknown): string | undefined {
+  const texts: string[] = [];
+  for (let cur = err, depth = 0; cur instanceof Error && depth < 6; depth++) {
+    texts.push(cur.message);
+    cur = cur.cause;
+  }
+  const all = texts.join("\n");
+  if (/connection refused|ECONNREFUSED/i.test(all)) return "connection refused";
+  if (
+    /dns error|failed to lookup|name or service not known|ENOTFOUND|nodename nor servname/i.test(
+      all,
+    )
+  ) {
+    return "host not found (DNS)";
+  }
+  if (/connection reset|ECONNRESET/i.test(all)) return "connection reset";
+  if (/timed out|ETIMEDOUT/i.test(all)) return "connection timed out";
+  if (/certificate|tls|ssl/i.test(all)) return `TLS error: ${texts.at(-1)}`;
+  return undefined;
 }
 
 /** Our own errors, possibly wrapped by the SDK as the `cause` of a connection error. */

@@ -34,6 +34,11 @@ export interface ProviderErrorOptions {
   retryAfterMs?: number;
   hint?: string;
   cause?: unknown;
+  /**
+   * The reason in a few words, for the line that announces a retry (the message may
+   * name the model and the URL, which the final error says once).
+   */
+  brief?: string;
 }
 
 export class ProviderError extends MopacError {
@@ -41,6 +46,7 @@ export class ProviderError extends MopacError {
   readonly status?: number;
   readonly retryable: boolean;
   readonly retryAfterMs?: number;
+  readonly brief?: string;
 
   constructor(kind: ProviderErrorKind, message: string, options: ProviderErrorOptions = {}) {
     super(message, { hint: options.hint, cause: options.cause });
@@ -48,6 +54,7 @@ export class ProviderError extends MopacError {
     this.status = options.status;
     this.retryable = options.retryable ?? RETRYABLE_BY_DEFAULT.has(kind);
     this.retryAfterMs = options.retryAfterMs;
+    this.brief = options.brief;
   }
 }
 

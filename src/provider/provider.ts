@@ -180,10 +180,12 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
           delay_ms: decision.delayMs,
           reason: e.message,
         });
+        // The model's name starts the line; the message may repeat it and a URL.
+        const brief = e.brief ?? e.message.replace(`${label}: `, "");
         opts.log?.(
           `${label}: attempt ${attempt} failed (${e.kind}); retrying in ${
             formatMs(decision.delayMs)
-          }: ${e.message}`,
+          }: ${brief}`,
         );
         try {
           await clock.sleep(decision.delayMs, signal);

@@ -9,7 +9,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 
-const INDEX_SCHEMA_VERSION = 1;
+const INDEX_SCHEMA_VERSION = 2;
 /** How long a statement waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 const BUSY_RETRIES = 4;
@@ -31,6 +31,8 @@ CREATE TABLE sessions (
   cost_usd REAL NOT NULL,
   cwd TEXT NOT NULL,
   model TEXT,
+  status TEXT,
+  exit_code INTEGER,
   file_size INTEGER NOT NULL
 );
 CREATE INDEX sessions_updated ON sessions(updated_at);

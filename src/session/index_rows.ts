@@ -30,7 +30,7 @@ export interface IndexedChange {
 
 export const SUMMARY_COLS =
   "id, short_id, parent_id, title, created_at, updated_at, message_count, input_tokens, " +
-  "output_tokens, cached_input_tokens, cost_usd, cwd, model";
+  "output_tokens, cached_input_tokens, cost_usd, cwd, model, status, exit_code";
 
 export function toSummary(r: Row): SessionSummary {
   const s: SessionSummary = {
@@ -48,6 +48,8 @@ export function toSummary(r: Row): SessionSummary {
   if (r.parent_id != null) s.parent_id = r.parent_id as string;
   if (r.title != null) s.title = r.title as string;
   if (r.model != null) s.model = r.model as string;
+  if (r.status != null) s.status = r.status as string;
+  if (r.exit_code != null) s.exit_code = r.exit_code as number;
   return s;
 }
 

@@ -100,13 +100,13 @@ export class SessionIndex {
   apply(c: SessionChanges): void {
     const s = c.summary;
     this.#q(
-      `INSERT INTO sessions (${SUMMARY_COLS}, file_size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+      `INSERT INTO sessions (${SUMMARY_COLS}, file_size) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
        ON CONFLICT(id) DO UPDATE SET short_id=excluded.short_id, parent_id=excluded.parent_id,
        title=excluded.title, created_at=excluded.created_at, updated_at=excluded.updated_at,
        message_count=excluded.message_count, input_tokens=excluded.input_tokens,
        output_tokens=excluded.output_tokens, cached_input_tokens=excluded.cached_input_tokens,
        cost_usd=excluded.cost_usd, cwd=excluded.cwd, model=excluded.model,
-       file_size=excluded.file_size`,
+       status=excluded.status, exit_code=excluded.exit_code, file_size=excluded.file_size`,
     ).run(
       s.id,
       s.short_id,
@@ -121,6 +121,8 @@ export class SessionIndex {
       s.cost_usd,
       s.cwd,
       s.model ?? null,
+      s.status ?? null,
+      s.exit_code ?? null,
       c.fileSize,
     );
     for (const m of c.messages) {

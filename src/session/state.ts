@@ -9,6 +9,7 @@ import type { Denial } from "../domain/tool_records.ts";
 import {
   type CreateSessionOptions,
   type FileChangeRecord,
+  type LastRun,
   type LoadedSession,
   type MergedMeta,
   SESSION_FORMAT_VERSION,
@@ -124,6 +125,7 @@ export class SessionState {
       cost_usd: cost,
       cwd: h.cwd,
       model: this.lastModel() ?? this.meta.model,
+      ...lastRunStatus(this.meta.last_run),
     };
   }
 }
@@ -142,4 +144,13 @@ export function activeHistory(loaded: LoadedSession): Message[] {
   const id = loaded.meta.summary_message_id;
   const at = id ? loaded.messages.findIndex((m) => m.id === id) : -1;
   return at >= 0 ? loaded.messages.slice(at) : loaded.messages;
+}
+
+function lastRunStatus(run: LastRun | undefined): Pick<SessionSummary, "status" | "exit_code"> {
+  if (!run) return {};
+  if (run.ended_at === undefined || run.subtype === undefined) return { status: "unfinished" };
+  return {
+    status: run.subtype,
+    ...(run.exit_code !== undefined ? { exit_code: run.exit_code } : {}),
+  };
 }

@@ -37,6 +37,16 @@ export interface SessionMeta {
   usage?: Usage;
   cost_usd?: number;
   denial?: Denial;
+  /** The last run on this session: when it started, and once it ended, how (`sessions list`). */
+  last_run?: LastRun;
+}
+
+/** A run's ending as its `result` says it: the subtype and the exit code. */
+export interface LastRun {
+  started_at: number;
+  ended_at?: number;
+  subtype?: string;
+  exit_code?: number;
 }
 
 export interface MessageRecord {
@@ -100,6 +110,13 @@ export interface SessionSummary {
   cwd: string;
   /** The model of the last assistant message, else the meta model. */
   model?: string;
+  /**
+   * How the last run ended (its result subtype), or "unfinished" when it started and
+   * never said (killed, or running now); absent when no run recorded it.
+   */
+  status?: string;
+  /** The exit code of the last run, once it ended. */
+  exit_code?: number;
 }
 
 export interface SearchHit {

@@ -31,3 +31,18 @@ export function nearMisses(name: string, candidates: readonly string[]): string[
     return short.length >= 3 && long.includes(short);
   });
 }
+
+/**
+ * The best of `nearMisses`: those at the smallest distance (ties kept, at most `max`),
+ * so "yy" suggests "y" and not also "x".
+ */
+export function closest(name: string, candidates: readonly string[], max = 3): string[] {
+  const flat = (s: string) => s.toLowerCase().replace(/[-_]/g, "");
+  const scored = nearMisses(name, candidates).map((c) => ({
+    c,
+    // A containing match that is no near edit ranks after any near edit.
+    d: editDistance(flat(name), flat(c), 2),
+  }));
+  const best = Math.min(...scored.map((s) => s.d));
+  return scored.filter((s) => s.d === best).slice(0, max).map((s) => s.c);
+}

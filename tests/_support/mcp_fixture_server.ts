@@ -6,7 +6,8 @@
  *
  * Tools: echo, add, slow (progress), hang, fail (isError), image, structured, pid,
  * crash (exits mid-call), add_tool (announces list_changed), ask (elicitation),
- * roots (lists the client's roots), drop_sessions (http: forgets every session).
+ * roots (lists the client's roots), drop_sessions (http: forgets every session),
+ * stray_progress (a progress notification for a token nobody asked for, then an answer).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -105,6 +106,15 @@ export function buildFixtureServer(hooks: { dropSessions?: () => void } = {}): M
   server.registerTool("roots", { description: "The client's roots." }, async () => {
     return text(JSON.stringify((await server.server.listRoots()).roots));
   });
+  server.registerTool("stray_progress", {
+    description: "Reports progress for a token the client never gave, then answers.",
+  }, async (extra) => {
+    await extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: 987654, progress: 1, total: 2 },
+    });
+    return text("answered after stray progress");
+  });
   server.registerTool("drop_sessions", { description: "Forgets all HTTP sessions." }, () => {
     setTimeout(() => hooks.dropSessions?.(), 10);
     return text("dropping");
@@ -122,10 +132,12 @@ export interface FixtureHttp extends AsyncDisposable {
 /**
  * Serves the fixture over Streamable HTTP (`/mcp`, with sessions) or legacy SSE (`/sse`).
  * With `token`, every request must carry `Authorization: Bearer <token>` (else 401).
+ * With `getStatus`, a Streamable HTTP GET (the optional server-to-client stream) gets
+ * that status instead, as from servers that do not offer the stream and say 404.
  */
 export async function startFixtureHttp(
   kind: "http" | "sse",
-  opts: { token?: string } = {},
+  opts: { token?: string; getStatus?: number } = {},
 ): Promise<FixtureHttp> {
   const sessions = new Map<
     string,
@@ -144,6 +156,10 @@ export async function startFixtureHttp(
       }
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (kind === "sse") return await handleSse(req, res, url);
+      if (req.method === "GET" && opts.getStatus !== undefined) {
+        res.writeHead(opts.getStatus).end("no stream here");
+        return;
+      }
       const id = req.headers["mcp-session-id"];
       const known = typeof id === "string" ? sessions.get(id) : undefined;
       if (known) {

@@ -66,14 +66,19 @@ export async function workspace(
             type: "openai-compat",
             base_url: fake.url,
             api_key: "$FAKE_API_KEY",
-            models: [{
-              id: "fake-model",
-              name: "Fake",
-              context_window: 128000,
-              default_max_tokens: 4096,
-              cost_per_1m_in: 1,
-              cost_per_1m_out: 2,
-            }],
+            models: [
+              {
+                id: "fake-model",
+                name: "Fake",
+                context_window: 128000,
+                default_max_tokens: 4096,
+                cost_per_1m_in: 1,
+                cost_per_1m_out: 2,
+              },
+              // The other models the fake serves, listed as a user would (a provider
+              // that lists its models serves only those), without limits or prices.
+              ...(fakeOpts.models ?? []).filter((id) => id !== "fake-model").map((id) => ({ id })),
+            ],
           },
         },
         models: { large: { provider: "fake", model: "fake-model" } },

@@ -45,7 +45,8 @@ Deno.test("a text answer ends the run with its text and usage", async () => {
   assert.equal(out.text, "hello");
   assert.equal(out.turns, 1);
   assert.deepEqual(out.usage.input_tokens, 10);
-  assert.deepEqual(events.map((e) => e.type), ["text", "turn"]);
+  assert.deepEqual(events.map((e) => e.type), ["request", "text", "turn"]);
+  assert.deepEqual(events[0], { type: "request", n: 1, model: "fake/model", message_id: "m2" });
   const saved = [...store.messages.values()];
   assert.deepEqual(saved.map((m) => m.role), ["user", "assistant"]);
   assert.equal(saved[1].parts.at(-1)?.type, "finish");
@@ -67,7 +68,17 @@ Deno.test("tool calls run, their results are sent back, then the model answers",
   assert.deepEqual(results.map((p) => p.type === "tool_result" && p.tool_call_id), ["c1", "c2"]);
   assert.deepEqual(
     events.map((e) => e.type),
-    ["turn", "tool_call", "tool_result", "tool_call", "tool_result", "text", "turn"],
+    [
+      "request",
+      "turn",
+      "tool_call",
+      "tool_result",
+      "tool_call",
+      "tool_result",
+      "request",
+      "text",
+      "turn",
+    ],
   );
   assert.deepEqual(provider.requests[0].tools.map((t) => t.name), ["echo"]);
 });
@@ -101,7 +112,7 @@ Deno.test("a retry event resets the streamed draft", async () => {
   }]);
   const out = await runAgent(deps, input());
   assert.equal(out.text, "whole");
-  assert.deepEqual(events.map((e) => e.type), ["text", "retry", "text", "turn"]);
+  assert.deepEqual(events.map((e) => e.type), ["request", "text", "retry", "text", "turn"]);
   const assistant = [...store.messages.values()][1];
   assert.deepEqual(assistant.parts.filter((p) => p.type === "text"), [{
     type: "text",
@@ -250,4 +261,19 @@ Deno.test("a sub-agent's denials count as the run's; --on-deny stop ends after i
   out = await runAgent(s.deps, s.input({ onDeny: "stop" }));
   assert.ok(out.error instanceof GateError);
   assert.equal(s.provider.requests.length, 1);
+});
+
+Deno.test("tool_result says how long the call ran, from its start to its end", async () => {
+  const clock = fakeClock();
+  const runner = echoRunner((call) => {
+    clock.advance(call.id === "c1" ? 1500 : 20);
+    return {};
+  });
+  const { deps, input, events } = setup([
+    callStep([{ id: "c1", name: "echo", input: {} }, { id: "c2", name: "echo", input: {} }]),
+    textStep("done"),
+  ], runner);
+  await runAgent({ ...deps, clock }, input());
+  const durations = events.flatMap((e) => e.type === "tool_result" ? [[e.id, e.duration_ms]] : []);
+  assert.deepEqual(durations, [["c1", 1500], ["c2", 20]]);
 });

@@ -77,7 +77,8 @@ Deno.test("a project's model choice stands only for a listed model with the oper
   assert.equal(check({ provider: "corp", model: "m1" }), undefined);
   assert.equal(check({ model: "m1" }), undefined);
   assert.equal(check({ model: "openai/gpt-5-mini" }, { OPENAI_API_KEY: "sk" }), undefined);
-  assert.match(check({ provider: "corp", model: "m9" })!, /corp\/m9 is not a model/);
+  // The operator lists corp's models: any other id is refused when it is resolved.
+  assert.match(check({ provider: "corp", model: "m9" })!, /provider "corp" has no model "m9"/);
   assert.match(check({ model: "openai/gpt-5-mini" })!, /no API key for provider "openai"/);
   assert.match(check({ provider: "evil", model: "x" })!, /unknown provider "evil"/);
   assert.match(check({ model: "$(touch x)" })!, /unknown model/);

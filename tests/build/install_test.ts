@@ -66,7 +66,7 @@ Deno.test("deno task install: the installed mopac runs --version and a run from 
       stderr: "piped",
     }).output();
     assert.equal(version.code, 0, decode(version.stderr));
-    assert.match(decode(version.stdout), /^mopac \d+\.\d+\.\d+\n$/);
+    assert.match(decode(version.stdout), /^mopac \d+\.\d+\.\d+ \(commit \w+\)\ndeno \d/);
 
     const run = await new Deno.Command("mopac", {
       args: ["run", "-o", "json", "say hi"],

@@ -66,12 +66,12 @@ Deno.test("adversarial: bad flag values and commands are exit 2 and never reach 
   });
 });
 
-Deno.test("adversarial: --help of models, config and sandbox prints help, not an error or a result", async () => {
+Deno.test("adversarial: --help of models, config and sandbox prints their help, not an error or a result", async () => {
   await withWs(async (ws) => {
     for (const args of [["models", "--help"], ["config", "--help"], ["sandbox", "--help"]]) {
       const r = await mopac(ws, args);
       assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
-      assert.match(r.stdout, /^mopac .*\n\nUsage:/, args.join(" "));
+      assert.match(r.stdout, new RegExp(`^Usage: mopac ${args[0]} `), args.join(" "));
       assert.equal(r.stderr, "");
     }
   });
@@ -90,7 +90,7 @@ Deno.test("adversarial: a repeated flag takes the last value; a prompt after -- 
 Deno.test("adversarial: a timeout beyond what a timer can hold does not end the run at once", async () => {
   // setTimeout(…, > 2^31-1 ms) fires immediately: "1000h" used to exit 4 at the start.
   await withWs(async (ws) => {
-    const r = await mopac(ws, ["run", "--timeout", "1000h", "hi"]);
+    const r = await mopac(ws, ["run", "-q", "--timeout", "1000h", "hi"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "ok\n");
     // The answer streamed on stderr as it came, and nothing else was said.

@@ -96,8 +96,15 @@ Deno.test("adversarial: a reader closing the pipe early (| head -c 5) ends clean
   }).output();
   const stderr = new TextDecoder().decode(out.stderr);
   assert.equal(new TextDecoder().decode(out.stdout), "01234");
-  // The answer streamed on stderr; then only the exit status, no complaint about the pipe.
-  assert.ok(stderr.endsWith(`${answer}\n exit=0\n`), stderr.slice(-200));
+  // The session's line, the answer streamed on stderr, the session's end, then the
+  // shell's exit status: no complaint about the pipe in between.
+  const id = /^mopac: session (\w{8}) · [^\n]*\n/.exec(stderr)?.[1];
+  assert.ok(id, stderr.slice(0, 200));
+  assert.ok(stderr.includes(`\n${answer}\n`), "the answer streamed on stderr");
+  assert.match(
+    stderr.slice(-300),
+    new RegExp(`\\nmopac: session ${id} done · [^\\n]*\\n exit=0\\n$`),
+  );
   const [file] = [...Deno.readDirSync(`${ws.dir}/.mopac/sessions`)]
     .filter((e) => e.name.endsWith(".jsonl"));
   const saved = await Deno.readTextFile(`${ws.dir}/.mopac/sessions/${file.name}`);
@@ -150,9 +157,17 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       const stdout = await new Response(child.stdout).text();
       assert.equal(status.code, code, stderr);
       assert.equal(stdout, "");
-      const note = `\nmopac: interrupted by ${signal}\n`;
-      assert.ok(stderr.endsWith(note), JSON.stringify(stderr.slice(-80)));
-      const shown = stderr.slice(0, -note.length);
+      // The session's line, the part of the answer that streamed (on stderr), the
+      // interruption, the session's end and how to go on with it.
+      const id = /^mopac: session (\w{8}) · [^\n]*\n/.exec(stderr)?.[1];
+      assert.ok(id, stderr.slice(0, 200));
+      const tail = new RegExp(
+        `\\nmopac: interrupted by ${signal}\\n` +
+          `mopac: session ${id} ended: cancelled · [^\\n]*\\n` +
+          `hint: resume with mopac run -s ${id} "…"\\n$`,
+      ).exec(stderr);
+      assert.ok(tail, JSON.stringify(stderr.slice(-300)));
+      const shown = stderr.slice(stderr.indexOf("\n") + 1, tail.index);
       assert.ok(long.startsWith(shown) && shown.length < long.length, JSON.stringify(shown));
 
       const again = await run(ws, "run", "-C", "go on");

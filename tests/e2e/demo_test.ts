@@ -39,7 +39,7 @@ Deno.test("demo: the recorded session replays offline, answers and fixes the gre
   // run left it.
   assert.match(
     stderr,
-    /I'll look at the greeting first\.\n→ view\n[\s\S]*Fixing it\.\n→ edit\n[\s\S]*→ bash\n/,
+    /I'll look at the greeting first\.\n→ view src\/greet\.ts\n← view ok · [\d.]+s\n[\s\S]*Fixing it\.\n→ edit src\/greet\.ts\n← edit ok[^\n]*\n[\s\S]*→ bash bash check\.sh\n← bash ok/,
   );
   assert.match(stderr, /exit code 0; src\/greet\.ts now reads:/);
   assert.match(stderr, /return `Hello, \$\{name\}!`;/);

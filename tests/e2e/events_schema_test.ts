@@ -24,7 +24,7 @@ const SCHEMA_FILE = `${REPO}docs/events.schema.json`;
  * Compile-time: the schema's objects and the program's event types are one shape.
  * A field added on one side only stops `deno check` here.
  */
-type Wire = { v: 1 } & RunEvent;
+type Wire = { v: 1; ts: number } & RunEvent;
 const _schemaCoversTypes = (e: Wire): WireEvent => e;
 const _typesCoverSchema = (e: WireEvent): Wire => e;
 
@@ -147,6 +147,7 @@ Deno.test("every line real runs print validates against docs/events.schema.json"
   assert.deepEqual([...types].sort(), [
     "init",
     "reasoning",
+    "request",
     "result",
     "retry",
     "summarized",

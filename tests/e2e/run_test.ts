@@ -41,12 +41,15 @@ Deno.test("e2e: stream-json gives the events in order, the result last", async (
   const kinds = types.filter((t) => t !== "text");
   assert.deepEqual(kinds, [
     "init",
+    "request",
     "turn",
     "tool_call",
     "tool_result",
+    "request",
     "turn",
     "tool_call",
     "tool_result",
+    "request",
     "turn",
     "result",
   ]);

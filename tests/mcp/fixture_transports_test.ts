@@ -26,6 +26,7 @@ const FIXTURE_TOOLS = [
   "pid",
   "roots",
   "slow",
+  "stray_progress",
   "structured",
 ];
 

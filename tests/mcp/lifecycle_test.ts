@@ -122,7 +122,7 @@ Deno.test("disabled_tools filters; optional failures do not trip assertRequired"
   await withManager(servers, (m) => {
     m.assertRequired();
     const names = m.tools().map((t) => t.name);
-    assert.equal(names.length, 11);
+    assert.equal(names.length, 12);
     assert.ok(!names.includes("mcp_fx_crash") && !names.includes("mcp_fx_hang"));
     return Promise.resolve();
   });

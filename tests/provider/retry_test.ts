@@ -189,7 +189,7 @@ Deno.test("connection errors are retried as network errors", async () => {
   assert.equal(s.calls.length, 2);
   assert.match(
     (s.events[0] as { reason: string }).reason,
-    /cannot reach http:\/\/127\.0\.0\.1:9\/v1 .*connection refused/,
+    /cannot reach http:\/\/127\.0\.0\.1:9\/v1: connection refused$/,
   );
 });
 

@@ -51,7 +51,12 @@ Deno.test("sessions list: table, --json, --limit, --all", async () => {
     const table = await run(dir, "list");
     assert.equal(table.code, 0);
     const rows = table.stdout.trimEnd().split("\n");
-    assert.match(rows[0], /^ID\s+UPDATED \(UTC\)\s+MSGS\s+TOKENS IN\/OUT\s+COST\s+TITLE$/);
+    assert.match(
+      rows[0],
+      /^ID\s+STATUS\s+UPDATED \(UTC\)\s+MSGS\s+TOKENS IN\/OUT\s+COST\s+TITLE$/,
+    );
+    // Seeded sessions never ran: no status (runs record theirs: e2e sessions_cli_test).
+    assert.match(rows.find((r) => r.startsWith(s.a.short_id))!, /^\w{8}\s+-\s+\d{4}-/);
     assert.equal(rows.length, 3, "header + 2 top-level sessions");
     const rowA = rows.find((r) => r.startsWith(s.a.short_id))!;
     assert.match(rowA, /\s3\s+1200\/80\s+\$0\.0123\s+fix the lint$/);

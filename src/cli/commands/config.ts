@@ -4,6 +4,8 @@
  */
 import type { Io } from "../io.ts";
 import { parseFlags, splitCommon } from "../flags.ts";
+import { COMMAND_SPECS, CONFIG_OPTIONS } from "../command_specs.ts";
+import { didYouMean } from "../suggest.ts";
 import { EXIT } from "../exit_codes.ts";
 import { UsageError } from "../../util/errors.ts";
 import { runSecrets } from "../../secrets/sources.ts";
@@ -12,11 +14,7 @@ import { configJsonSchema, ignoredKeyOf } from "../../config/mod.ts";
 export async function configCommand(argv: string[], io: Io): Promise<number> {
   const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
-  const { values, positionals } = parseFlags(
-    rest,
-    { sources: { type: "boolean" }, json: { type: "boolean" } },
-    "config",
-  );
+  const { values, positionals } = parseFlags(rest, CONFIG_OPTIONS, "config");
   switch (positionals[0] ?? "show") {
     case "show":
       if (values.sources) {
@@ -64,15 +62,22 @@ export async function configCommand(argv: string[], io: Io): Promise<number> {
       io.out(`config is valid (${loaded.files.length} file(s)${trust})\n`);
       return EXIT.ok;
     }
-    default:
+    default: {
+      const guess = didYouMean(positionals[0], ["show", "path", "validate"]);
       throw new UsageError(`unknown config command '${positionals[0]}'`, {
-        hint: "use mopac config show|path|validate",
+        hint: `${guess ? `${guess} ` : ""}use mopac config show|path|validate`,
       });
+    }
   }
 }
 
 export function schemaCommand(argv: string[], io: Io): Promise<number> {
-  splitCommon(argv);
+  const { positionals } = parseFlags(argv, COMMAND_SPECS.schema.options, "schema");
+  if (positionals.length > 0) {
+    throw new UsageError(`schema takes no arguments, got '${positionals[0]}'`, {
+      hint: "mopac schema prints the JSON Schema of the config file",
+    });
+  }
   io.out(JSON.stringify(configJsonSchema(), null, 2) + "\n");
   return Promise.resolve(EXIT.ok);
 }

@@ -9,6 +9,9 @@ import { parseArgs } from "node:util";
 import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
+import { MCP_HELP } from "../help.ts";
+import { MCP_OPTIONS } from "../command_specs.ts";
+import { didYouMean, flagSuggestion } from "../suggest.ts";
 import { logsDir, oauthTokenDir } from "../../config/mod.ts";
 import { readEnv } from "../../util/env.ts";
 import { type McpServerConfig, transportKind } from "../../mcp/config.ts";
@@ -29,18 +32,6 @@ export interface McpCommandIo {
   /** Where OAuth logins are kept (the user's data dir). */
   oauthDir?: string;
 }
-
-const MCP_HELP = `Usage: mopac mcp <command> [--json]
-
-  list                      configured servers, their status and tool count
-  tools [SERVER]            the tools as the model sees them (name, description)
-  ping [SERVER]             connect and ping; exit 6 when one does not answer
-  call SERVER TOOL [JSON]   call one tool with a JSON object of arguments
-  login SERVER [--open-with CMD]
-                            log in to an OAuth server: prints the URL (or runs CMD URL)
-                            and waits for the browser on a loopback callback
-  logout SERVER             forget the stored login
-`;
 
 /**
  * The command as the CLI dispatches it: servers start exactly as a run starts them
@@ -82,12 +73,6 @@ export async function mcpCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
-const MCP_OPTIONS = {
-  json: { type: "boolean" },
-  help: { type: "boolean", short: "h" },
-  "open-with": { type: "string" },
-} as const;
-
 /** The subcommand `args` name; undefined when they do not parse (runMcpCommand says why). */
 function subcommandOf(args: string[]): string | undefined {
   try {
@@ -102,7 +87,8 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
   try {
     parsed = parseArgs({ args, allowPositionals: true, options: MCP_OPTIONS });
   } catch (err) {
-    return usage(io, errorText(err));
+    const guess = flagSuggestion(errorText(err), MCP_OPTIONS);
+    return usage(io, `${errorText(err).split("\n")[0].split(". ")[0]}${guess ? `; ${guess}` : ""}`);
   }
   const [sub, ...rest] = parsed.positionals;
   const json = parsed.values.json === true;
@@ -134,8 +120,10 @@ export async function runMcpCommand(args: string[], io: McpCommandIo): Promise<n
         ? await auth.login(io, rest[0], parsed.values["open-with"])
         : await auth.logout(io, rest[0]);
     }
-    default:
-      return usage(io, `unknown mcp command "${sub}"`);
+    default: {
+      const guess = didYouMean(sub, ["list", "tools", "ping", "call", "login", "logout"]);
+      return usage(io, `unknown mcp command "${sub}"${guess ? `; ${guess}` : ""}`);
+    }
   }
 }
 

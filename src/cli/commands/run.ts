@@ -12,7 +12,8 @@ import type { Io } from "../io.ts";
 import { createRenderer } from "../render.ts";
 import { readPrompt } from "../prompt_input.ts";
 import { answerFileError, emptyAnswerFile, writeAnswerFile } from "../answer_file.ts";
-import { EXIT, explained, reportError } from "../exit_codes.ts";
+import { terminalFor } from "../progress.ts";
+import { endingOf, EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { interrupts } from "../../util/interrupts.ts";
 import { RunEnding } from "../run_ending.ts";
@@ -32,8 +33,11 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return EXIT.ok;
   }
+  const terminal = terminalFor(io, args);
+  io = terminal.io;
   const renderer = createRenderer(args.output, io, {
     ...args,
+    terminal,
     sameTerminal: Deno.stdout.isTerminal() && Deno.stderr.isTerminal(),
   });
   const ending = new RunEnding(renderer, Date.now());
@@ -53,6 +57,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
       warn: (line: string) => args.quiet || io.err(`${line}\n`),
       signal: interrupts.signal,
       onSession: (id) => ending.sessionId = id,
+      endingOf,
     });
     let outcome;
     try {
@@ -83,6 +88,7 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     if (code === EXIT.internal && error) reportError(error, io);
     return code;
   } catch (err) {
+    terminal.status?.close();
     // Failures before the run started: json consumers still get a result object.
     const signal = interrupts.received;
     const cause = signal && !(err instanceof InterruptedError)

@@ -7,6 +7,9 @@ import { parseArgs } from "node:util";
 import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { splitCommon } from "../flags.ts";
+import { SESSIONS_HELP } from "../help.ts";
+import { SESSIONS_OPTIONS } from "../command_specs.ts";
+import { didYouMean, flagSuggestion } from "../suggest.ts";
 import {
   describeSession,
   type LoadedSession,
@@ -23,18 +26,6 @@ export interface SessionsCommandIo {
   dataDir: string;
 }
 
-const SESSIONS_HELP = `Usage: mopac sessions <command>
-
-  list [--json] [--limit N] [--all]    sessions, newest first (--all adds sub-agent sessions)
-  show ID [--json]                     one session: messages, tool calls and results
-  export ID [--format jsonl|markdown]  the whole session (default jsonl)
-  rm ID                                delete a session and its sub-agent sessions
-  search QUERY [--json] [--limit N]    full-text search over the message text
-  reindex                              rebuild index.db from the session files
-
-ID is a full session id, a short id, or a unique prefix of either.
-`;
-
 const time = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 const count = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : String(n));
 
@@ -48,19 +39,14 @@ export async function sessionsCommand(argv: string[], io: Io): Promise<number> {
 export async function runSessionsCommand(args: string[], io: SessionsCommandIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        json: { type: "boolean" },
-        limit: { type: "string" },
-        all: { type: "boolean" },
-        format: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
+    parsed = parseArgs({ args, allowPositionals: true, options: SESSIONS_OPTIONS });
   } catch (err) {
-    return usage(io, (err as Error).message);
+    const message = (err as Error).message;
+    return usage(
+      io,
+      message.split("\n")[0].split(". ")[0],
+      flagSuggestion(message, SESSIONS_OPTIONS),
+    );
   }
   const { values: v, positionals } = parsed;
   const [sub, ...rest] = positionals;
@@ -76,7 +62,9 @@ export async function runSessionsCommand(args: string[], io: SessionsCommandIo):
     search: ["json", "limit"],
     reindex: [],
   };
-  if (!(sub in allowed)) return usage(io, `unknown command "${sub}"`);
+  if (!(sub in allowed)) {
+    return usage(io, `unknown command "${sub}"`, didYouMean(sub, Object.keys(allowed)));
+  }
   const extra = Object.keys(v).filter((k) => !allowed[sub].includes(k));
   if (extra.length > 0) return usage(io, `\`${sub}\` does not take --${extra[0]}`);
   let limit: number | undefined;
@@ -130,8 +118,9 @@ export async function runSessionsCommand(args: string[], io: SessionsCommandIo):
   }
 }
 
-function usage(io: SessionsCommandIo, why: string): number {
-  io.stderr(`mopac sessions: ${why}\nRun \`mopac sessions --help\` for usage.\n`);
+function usage(io: SessionsCommandIo, why: string, guess = ""): number {
+  const hint = guess ? `${guess} ` : "";
+  io.stderr(`mopac sessions: ${why}\nhint: ${hint}run \`mopac sessions --help\` for usage\n`);
   return EXIT.usage;
 }
 
@@ -146,19 +135,20 @@ function list(io: SessionsCommandIo, sessions: SessionSummary[], json: boolean):
   }
   const rows = sessions.map((s) => [
     s.short_id,
+    s.status ? `${s.status}${s.exit_code !== undefined ? ` (${s.exit_code})` : ""}` : "-",
     time(s.updated_at),
     String(s.message_count),
     `${count(s.input_tokens)}/${count(s.output_tokens)}`,
     `$${s.cost_usd.toFixed(4)}`,
     (s.parent_id ? "↳ " : "") + (s.title ?? "(untitled)"),
   ]);
-  const head = ["ID", "UPDATED (UTC)", "MSGS", "TOKENS IN/OUT", "COST", "TITLE"];
+  const head = ["ID", "STATUS", "UPDATED (UTC)", "MSGS", "TOKENS IN/OUT", "COST", "TITLE"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) =>
     r.map((
       c,
       i,
-    ) => (i === r.length - 1 ? c : i === 2 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+    ) => (i === r.length - 1 ? c : i === 3 ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join("  ");
   io.stdout([head, ...rows].map(line).join("\n") + "\n");
   return EXIT.ok;
