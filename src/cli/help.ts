@@ -10,8 +10,8 @@ Usage: mopac [--cwd DIR] [--config FILE] [--data-dir DIR] [--trust-project] COMM
   mopac run [flags] [PROMPT...]   run the agent on PROMPT (piped stdin is prepended)
   mopac sessions list|show|export|rm|search|reindex
   mopac models [FILTER] [--json]  the catalog and configured providers
-  mopac mcp list|tools|ping|call  configured MCP servers
-  mopac mcp login|logout SERVER   log in to (or out of) an MCP server behind OAuth
+  mopac mcp list|tools|ping|call|login|logout
+                                  configured MCP servers; log in to one behind OAuth
   mopac config show|path|validate
   mopac schema                    JSON Schema of the config file
   mopac sandbox [--check]         the narrowest Deno permission flags for this config;
@@ -60,6 +60,9 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --record FILE        record model traffic to a cassette
       --replay FILE        replay a cassette offline
       --ephemeral          keep no session on disk
+      --no-stdin           never read stdin into the prompt
+      --output-last-message FILE
+                           write the final answer to FILE too (any output format)
       --cwd DIR            work in DIR
       --data-dir DIR       keep sessions in DIR (default .mopac at the git root)
       --config FILE        read this config file too (trusted: it is yours)
@@ -103,6 +106,7 @@ export const MCP_HELP = `Usage: mopac mcp COMMAND [--json]
                             and waits for the browser on a loopback callback
   logout SERVER             forget the stored login
 
+      --open-with CMD      login: run CMD URL instead of printing the URL
       --json               one JSON object instead of a table
 ${COMMON_HELP}`;
 

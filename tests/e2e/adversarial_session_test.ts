@@ -145,7 +145,9 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
       const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
       let stderr = "";
       const bound = setTimeout(() => child.kill("SIGKILL"), 20_000);
-      while (stderr.length < 16) {
+      // The session's line, then at least 16 characters of the answer.
+      const streamed = () => stderr.length - (stderr.indexOf("\n") + 1);
+      while (!stderr.includes("\n") || streamed() < 16) {
         const { value, done } = await reader.read();
         if (done) break;
         stderr += value;

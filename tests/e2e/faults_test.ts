@@ -133,6 +133,9 @@ Deno.test("faults: after a cut, stream-json text deltas since the last retry reb
   assert.equal(await Deno.readTextFile(`${ws.dir}/runs.txt`), "ran\n");
 });
 
+/** stderr without the session's lines at the start and the end of the run. */
+const withoutSessionLines = (stderr: string) => stderr.replace(/^mopac: session [^\n]*\n/gm, "");
+
 Deno.test("faults: a retried answer that diverges from the printed text is flagged and starts a new line", async () => {
   const first = "Hello there, this is the first version of the answer.";
   await using ws = await workspace({
@@ -146,9 +149,10 @@ Deno.test("faults: a retried answer that diverges from the printed text is flagg
   // stdout: the answer. The screen (stderr): role chunk + 2 content chunks of 16 characters
   // before the cut, the retry, then the new answer whole on a line of its own.
   assert.equal(r.stdout, "A different answer.\n");
-  assert.ok(r.stderr.startsWith(`${first.slice(0, 32)}\n`), r.stderr);
-  assert.match(r.stderr, /retried response differs from the text already printed\n/);
-  assert.ok(r.stderr.endsWith("\nA different answer.\n"), r.stderr);
+  const screen = withoutSessionLines(r.stderr);
+  assert.ok(screen.startsWith(`${first.slice(0, 32)}\n`), screen);
+  assert.match(screen, /retried response differs from the text already printed\n/);
+  assert.ok(screen.endsWith("\nA different answer.\n"), screen);
 });
 
 Deno.test("faults: a retried answer that stops short of the printed text is flagged too", async () => {
@@ -162,9 +166,10 @@ Deno.test("faults: a retried answer that stops short of the printed text is flag
   const r = await run(ws, ["hi"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Short answer, and then\n");
-  assert.ok(r.stderr.startsWith(`${first.slice(0, 32)}\n`), r.stderr);
-  assert.match(r.stderr, /retried response differs from the text already printed\n/);
-  assert.ok(r.stderr.endsWith("\nShort answer, and then\n"), r.stderr);
+  const screen = withoutSessionLines(r.stderr);
+  assert.ok(screen.startsWith(`${first.slice(0, 32)}\n`), screen);
+  assert.match(screen, /retried response differs from the text already printed\n/);
+  assert.ok(screen.endsWith("\nShort answer, and then\n"), screen);
 });
 
 Deno.test("faults: a stalled stream hits the idle timeout (request_timeout 1 s) and is retried", async () => {

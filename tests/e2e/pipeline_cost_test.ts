@@ -12,6 +12,8 @@ async function addModels(ws: Workspace, models: Array<Record<string, unknown>>) 
   const path = `${ws.dir}/mopac.json`;
   const config = JSON.parse(await Deno.readTextFile(path));
   config.providers.fake.models.push(...models);
+  // A gateway: it serves ids it does not list (and knows no price for them).
+  config.providers.gw = { ...config.providers.fake, type: "litellm", models: [] };
   await Deno.writeTextFile(path, JSON.stringify(config, null, 2));
 }
 
@@ -26,14 +28,17 @@ Deno.test("--max-cost: an unpriced model is exit 2 at preflight; a tiny limit ho
   // from the environment rather than the flag: all refused before any request.
   const refusals: Array<[string[], Record<string, string>, string]> = [
     [["-m", "fake/no-price", "--max-cost", "0.0001"], {}, "fake/no-price"],
-    [["-m", "fake/passed-through", "--max-cost", "0.0001"], {}, "fake/passed-through"],
+    [["-m", "gw/passed-through", "--max-cost", "0.0001"], {}, "gw/passed-through"],
     [["-m", "fake/no-price"], { MOPAC_MAX_COST: "1" }, "fake/no-price"],
   ];
   for (const [flags, env, label] of refusals) {
     const r = await ws.run(["run", "-o", "json", ...flags, "x"], { env });
     assert.equal(r.code, 2, `${flags.join(" ")}: ${r.stderr}`);
     assert.ok(r.stderr.includes(`model ${label} has no price`), r.stderr);
-    assert.match(r.stderr, /cost_per_1m_in and cost_per_1m_out in providers\.fake\.models\[\]/);
+    assert.match(
+      r.stderr,
+      /cost_per_1m_in and cost_per_1m_out in providers\.(fake|gw)\.models\[\]/,
+    );
     const result = JSON.parse(r.stdout);
     assert.equal(result.exit_code, 2);
     assert.match(result.error, /cannot be enforced/);

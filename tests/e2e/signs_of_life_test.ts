@@ -67,7 +67,7 @@ Deno.test({
     // Cleared at the end: the last thing is the session's end line, on a clean line.
     assert.match(
       t,
-      new RegExp(`\\r\\x1b\\[2Kmopac: session ${id} done · 2 turns · [^\\r]*\\r\\n$`),
+      new RegExp(`\\n(\\r\\x1b\\[2K)?mopac: session ${id} done · 2 turns · [^\\r]*\\r\\n$`),
     );
     assert.doesNotMatch(t, /\x1b\[\d+m/, "NO_COLOR: no colour");
   },
@@ -143,8 +143,10 @@ Deno.test("signs of life through pipes: tool start and end lines, retries, the s
   assert.match(lines[5], /^← bash error · \d+\.\ds · /);
   assert.equal(lines[6], "→ bash sudo true");
   assert.match(lines[7], /^← bash denied · Permission denied: .*sudo/);
-  assert.match(lines[8], new RegExp(`^mopac: session ${id} done · 4 turns · \\d+\\.\\ds · \\$`));
-  assert.equal(lines.length, 9, r.stderr);
+  // The answer streams on stderr too (stdout holds it alone), then the session's end.
+  assert.equal(lines[8], "Three calls made.");
+  assert.match(lines[9], new RegExp(`^mopac: session ${id} done · 4 turns · \\d+\\.\\ds · \\$`));
+  assert.equal(lines.length, 10, r.stderr);
   assert.doesNotMatch(r.stderr, /\x1b|\r/, "no escape codes, no status line");
 
   await using again = await workspace({ turns: threeCalls() });
