@@ -48,6 +48,15 @@ export class ProcessInterrupts {
         // Not supported on this platform.
       }
     }
+    // Deno catches SIGINT and SIGTERM from its own start and takes their default
+    // action while no script listens, so /proc's SigCgt cannot tell whether these
+    // listeners are in place yet. A listener on SIGWINCH, whose default is to do
+    // nothing, is the mark a supervisor (or the signal scan) can read there.
+    try {
+      Deno.addSignalListener("SIGWINCH", () => {});
+    } catch {
+      // Not on Windows.
+    }
   }
 
   /** Aborted, with an InterruptedError as its reason, by the first signal. */

@@ -41,8 +41,13 @@ export interface MomentResult extends Moment {
 const EXIT: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
 /** A run that exits this soon after the signal, with its success result out, had ended. */
 const LATE_MS = 100;
-/** Bit of each signal in /proc/<pid>/status SigCgt (bit n-1 for signal n). */
-const CAUGHT_BIT: Record<Signal, bigint> = { SIGINT: 1n << 1n, SIGTERM: 1n << 14n };
+/**
+ * Bit of SIGWINCH (28) in /proc/<pid>/status SigCgt (bit n-1 for signal n): the mark
+ * util/interrupts.ts sets with its listeners. Deno itself catches SIGINT and SIGTERM
+ * from its start (and takes their default action while no script listens), so their
+ * own bits cannot say whether mopac listens yet.
+ */
+const LISTENING_BIT = 1n << 27n;
 
 export interface ScanWorkspace {
   ws: Workspace;
@@ -93,12 +98,12 @@ export async function baselineMs(scan: ScanWorkspace): Promise<number> {
   return ms;
 }
 
-/** Whether the process has a handler for `signal` now; undefined where /proc cannot say. */
-export function catches(pid: number, signal: Signal): boolean | undefined {
+/** Whether mopac's listener for `signal` is in place; undefined where /proc cannot say. */
+export function catches(pid: number, _signal: Signal): boolean | undefined {
   try {
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
     const hex = /^SigCgt:\s*([0-9a-f]+)$/m.exec(status)?.[1];
-    return hex === undefined ? undefined : (BigInt(`0x${hex}`) & CAUGHT_BIT[signal]) !== 0n;
+    return hex === undefined ? undefined : (BigInt(`0x${hex}`) & LISTENING_BIT) !== 0n;
   } catch {
     return undefined;
   }
