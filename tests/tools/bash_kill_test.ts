@@ -45,8 +45,12 @@ async function grownTree(dir: string, tag: string): Promise<number> {
     const text = await Deno.readTextFile(`${dir}/${tag}.ready`).catch(() => "");
     return text.endsWith("\n") ? Number(text) : undefined;
   }, `${tag}.ready`);
-  const members = await groupMembers(pgid);
-  assert.equal(members.filter((m) => / sleep 31[123]$/.test(m)).length, 3, members.join("\n"));
+  // The subshell is forked before the file is written, but its own `sleep` may start
+  // a moment later: wait for all three rather than look once.
+  await waitFor(
+    async () => (await groupMembers(pgid)).filter((m) => / sleep 31[123]$/.test(m)).length === 3,
+    `three sleeps in group ${pgid}`,
+  );
   return pgid;
 }
 
