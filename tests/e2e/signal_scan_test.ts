@@ -31,6 +31,8 @@ Deno.test({
     assert.deepEqual(wrong, [], JSON.stringify(wrong, null, 1));
     // The moments must have hit the run: most of them mopac's listener saw.
     assert.ok(c.handled >= 20, JSON.stringify(c));
-    assert.ok(c.finished_first <= 4, JSON.stringify(c));
+    // A run that goes faster than the undisturbed one measured first (the load on the
+    // machine changes) ends before some late moments: a quarter of them at most.
+    assert.ok(c.finished_first <= list.length / 4, JSON.stringify(c));
   },
 });
