@@ -131,10 +131,11 @@ Deno.test("a slow but active stream is never killed", async () => {
     { length: 8 },
     (_, i) => ({ choices: [{ index: 0, delta: { content: `${i}` } }] }),
   );
-  const srv = serve(() => trickle([...many, HELLO[2]], 60));
+  const srv = serve(() => trickle([...many, HELLO[2]], 150));
   try {
-    // 8 gaps of 60 ms add up to well over the 200 ms idle timeout.
-    const p = createProvider(srv.model(), { idleTimeoutMs: 200, clock: fakeClock() });
+    // 8 gaps of 150 ms add up to twice the 600 ms idle timeout; each gap leaves 450 ms
+    // to spare, which a loaded machine's timers need.
+    const p = createProvider(srv.model(), { idleTimeoutMs: 600, clock: fakeClock() });
     const { events, onEvent } = collector();
     const turn = await p.complete(userRequest(), onEvent);
     assert.equal(srv.requests.length, 1);
