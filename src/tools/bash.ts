@@ -10,7 +10,6 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
-import { parseShell } from "./shell/parse.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
 import { redirectPaths } from "./shell/redirects.ts";
 import type { JobManager } from "./shell/jobs.ts";
@@ -69,6 +68,14 @@ function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfte
   });
 }
 
+/**
+ * The shell parser (mvdan-sh, 1.5 MB of GopherJS, and its first parses) is loaded at
+ * the first command the gate checks, not with the tool: a run that never calls bash
+ * never pays for it.
+ */
+let parser: Promise<typeof import("./shell/parse.ts")> | undefined;
+const shellParser = () => parser ??= import("./shell/parse.ts");
+
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
@@ -82,6 +89,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     async access(input, ctx): Promise<Access> {
+      const { parseShell } = await shellParser();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
       // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
