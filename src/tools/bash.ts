@@ -18,6 +18,7 @@ import { formatFinished, startedJobMessage } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { finishedWithin } from "../util/wait.ts";
+import { readEnv } from "../util/env.ts";
 import { BAN_LIST } from "../permission/shell_ban_list.ts";
 import type { ShellLauncher } from "../jail/types.ts";
 
@@ -82,6 +83,9 @@ export function createBashTool(opts: BashToolOptions): Tool {
   const maxTimeoutMs = opts.maxTimeoutMs ?? 600_000;
   const startupWaitMs = opts.startupWaitMs ?? 1_000;
   const limits = opts.limits ?? DEFAULT_LIMITS;
+  // mopac's own environment does not change during a run, and every call builds the
+  // child's environment twice from some fifty names: each is read once per tool.
+  const read = readOnce(opts.readEnv ?? readEnv);
 
   return defineTool({
     name: "bash",
@@ -103,7 +107,6 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const jailed = (opts.launcher?.backend ?? "none") !== "none";
       if (!jailed && await missingDir(cwd)) return cwdGone(ctx, cwd, input.working_dir);
 
-      const read = opts.readEnv;
       const jail = opts.launcher?.env;
       const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read, jail });
       const timeoutMs = input.timeout !== undefined
@@ -153,6 +156,14 @@ export function createBashTool(opts: BashToolOptions): Tool {
 /** The folder a call runs in: the session's, moved by the call's `working_dir`. */
 function callCwd(ctx: ToolContext, workingDir: string | undefined): string {
   return resolve(ctx.state.shell.cwd || ctx.workspace, workingDir ?? ".");
+}
+
+function readOnce(read: (name: string) => string | undefined) {
+  const values = new Map<string, string | undefined>();
+  return (name: string): string | undefined => {
+    if (!values.has(name)) values.set(name, read(name));
+    return values.get(name);
+  };
 }
 
 /** The folder a command was to run in does not exist: an error, and a reset when it was the session's. */
