@@ -15,6 +15,16 @@ import type { ResolvedModel } from "../catalog/types.ts";
 
 let sdk: Promise<typeof import("openai")> | undefined;
 
+/**
+ * Starts loading the SDK without waiting for it: a run that will send a request calls
+ * this before its start-up waits on child processes (the jail's probe), so the module
+ * loads while they run instead of after. A failure shows at the first request.
+ */
+export function preloadSdk(): void {
+  sdk ??= import("openai");
+  sdk.catch(() => {});
+}
+
 /** A key the SDK accepts for keyless local servers; the header itself is removed. */
 const NO_KEY = "no-key";
 const ATTEMPT_HEADER = "x-mopac-attempt";
