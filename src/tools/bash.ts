@@ -11,7 +11,6 @@ import { z } from "zod";
 import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
-import { redirectPaths } from "./shell/redirects.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
@@ -74,8 +73,11 @@ function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfte
  * the first command the gate checks, not with the tool: a run that never calls bash
  * never pays for it.
  */
-let parser: Promise<typeof import("./shell/parse.ts")> | undefined;
-const shellParser = () => parser ??= import("./shell/parse.ts");
+let parser:
+  | Promise<[typeof import("./shell/parse.ts"), typeof import("./shell/redirects.ts")]>
+  | undefined;
+const shellParser = () =>
+  parser ??= Promise.all([import("./shell/parse.ts"), import("./shell/redirects.ts")]);
 
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
@@ -93,7 +95,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     async access(input, ctx): Promise<Access> {
-      const { parseShell } = await shellParser();
+      const [{ parseShell }, { redirectPaths }] = await shellParser();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
       // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
