@@ -5,7 +5,8 @@
  * by other load than wall time) and the load average while it ran:
  *   --version; S0 (one request, start → exit); S20 (20 `bash` steps of `true`, then the
  *   answer) with the OS jail on and off, and per step ((S20 − S0) / 20, paired by
- *   round); peak RSS of S20; the first request's arrival after start (from S0);
+ *   round; and (S20 − S1) / 19 after the first step, which loads the shell parser and
+ *   starts the jail); peak RSS of S20; the first request's arrival after start (from S0);
  * and, in process: provider-layer stream throughput (200,000 text deltas, through
  * stream_bench.ts's child mode), five stdio MCP servers to all-ready (mcp_bench.ts)
  * and the session figures (session_bench.ts). Each row names the command that reruns it.
@@ -100,7 +101,9 @@ const ws = await workspace({
   turns: (req) => {
     const first = req.messages.find((m) => m.role === "user");
     const steps = req.messages.filter((m) => m.role === "tool").length;
-    if (!JSON.stringify(first?.content ?? "").includes("S20") || steps >= STEPS) {
+    // "S20: …" asks for 20 steps, "S1: …" for one, anything else for none.
+    const asked = Number(/\bS(\d+):/.exec(JSON.stringify(first?.content ?? ""))?.[1] ?? 0);
+    if (steps >= asked) {
       return scriptText("ok");
     }
     // A different command each step: the same call over and over is a loop (exit 5).
@@ -155,6 +158,7 @@ async function round(keep: boolean): Promise<void> {
         put(`s0 ${mode}`, await runMopac(tree, ["run", "-o", "json", "say ok"], env));
       }
       if (chosen.includes("s20")) {
+        put(`s1 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S1: run true"], env));
         put(`s20 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S20: run true"], env));
       }
     }
@@ -209,6 +213,22 @@ for (const tree of trees) {
         rerun: rerun("s20"),
         digits: 1,
       });
+    }
+    const s1 = get(`s1 ${mode}`);
+    if (s20.length > 0 && s1.length === s20.length) {
+      const later = (a: number, b: number) => (a - b) / (STEPS - 1);
+      row(
+        `per step after the first, ${mode}${tree.name}`,
+        s20.map((s, i) => later(s.ms, s1[i].ms)),
+        "ms",
+        {
+          cpu: s20.map((s, i) => later(s.cpuMs, s1[i].cpuMs)),
+          load: s20.map((s) => s.load),
+          target: mode === "jail on" ? "≤ 6 ms + jail" : "≤ 6 ms",
+          rerun: rerun("s20"),
+          digits: 1,
+        },
+      );
     }
   }
   const s20 = get(`s20 ${jailModes[0][0]}`);
