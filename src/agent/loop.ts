@@ -78,9 +78,11 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
       outcome.cost_usd += turn.cost_usd;
       const message = draft.complete(turn, clock.now());
       history.push(message);
-      await store.saveMessage(message, { flush: true });
-      emit({ type: "turn", n: outcome.turns, usage: turn.usage, cost_usd: turn.cost_usd });
+      // The answer and the run's totals reach the file in one write (one index update):
+      // the message is queued, and the meta record writes the queue at once.
+      await store.saveMessage(message);
       await store.saveMeta({ usage: outcome.usage, cost_usd: outcome.cost_usd });
+      emit({ type: "turn", n: outcome.turns, usage: turn.usage, cost_usd: turn.cost_usd });
 
       const calls = toolCallsOf(message);
       const text = textOf(message);

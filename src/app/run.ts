@@ -19,7 +19,7 @@ import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { interrupts } from "../util/interrupts.ts";
 import { HookHaltError } from "../util/errors.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
-import { loadOutputSchema, type OutputSchema } from "./output_schema.ts";
+import type { OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
 import { type ResolvedRun, resolveRun, type RunOptions } from "./resolve_run.ts";
 import { type Ending, type InitEvent, initEvent } from "./run_events.ts";
@@ -37,6 +37,7 @@ import {
 import type { Provider } from "../provider/types.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { checkBackend } from "../jail/mod.ts";
+import { preloadSdk } from "../provider/openai_client.ts";
 import { type RunJail, startJail } from "./jail.ts";
 import { requirePrices } from "./cost_limit.ts";
 
@@ -80,8 +81,10 @@ export async function prepareRun(
   await checkBackend(resolved.jail);
   preflight(resolved.required);
   requirePrices(resolved);
+  if (!args.dryRun) preloadSdk();
+  // Ajv is loaded only for a run that has a schema to check.
   const outputSchema = args.outputSchema
-    ? await loadOutputSchema(args.outputSchema, resolved.cwd)
+    ? await (await import("./output_schema.ts")).loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
   await using stack = new AsyncDisposableStack();
   // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.

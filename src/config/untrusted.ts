@@ -82,7 +82,7 @@ export async function sanitizeUntrusted(
     out.ignored.push({ file: parsed.file, key: dotted(path), reason });
   /** The value at `path` checked against `schema`; a bad value is an error at its spot. */
   const checked = <T>(schema: z.ZodType<T>, value: unknown, path: JsonPath): T => {
-    const result = schema.safeParse(value);
+    const result = schema.safeParse(value, { jitless: true }); // parsed once: see validate.ts
     if (result.success) return result.data;
     const issue = result.error.issues[0];
     const at = [...path, ...(issue.path as JsonPath)];

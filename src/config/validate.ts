@@ -21,7 +21,9 @@ interface Problem {
 const MAX_LISTED = 5;
 
 export function validateMerged(merged: unknown, layers: Layer[], sources: SourceMap): Config {
-  const result = ConfigSchema.safeParse(merged);
+  // jitless: zod would compile a parser for each object shape with `new Function` on
+  // the first parse, 30-100 ms here; the config is parsed once per run.
+  const result = ConfigSchema.safeParse(merged, { jitless: true });
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap((issue) => describe(issue, layers, sources));
   problems.sort((a, b) => a.layer - b.layer || a.offset - b.offset);

@@ -14,7 +14,7 @@ import { buildChatBody, type ChatBody } from "./request.ts";
 import { attemptFetch, Exchange } from "./attempt_fetch.ts";
 import { toProviderError } from "./attempt_errors.ts";
 import { classifyStreamError, type ErrorContext } from "./http_errors.ts";
-import { makeClient } from "./openai_client.ts";
+import { ModelClient } from "./openai_client.ts";
 import { StreamAssembler } from "./stream_assembler.ts";
 import { readChatStream } from "./read_stream.ts";
 import { decideRetry, DEFAULT_RETRY_POLICY, formatMs, type RetryPolicy } from "./retry.ts";
@@ -56,6 +56,7 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   const recorder = opts.recordPath
     ? new Recorder(opts.recordPath, cassetteSecrets(model))
     : undefined;
+  const sdk = new ModelClient(model);
   const errorContext = (): ErrorContext => ({
     label,
     providerId: model.provider_id,
@@ -71,10 +72,8 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   ): Promise<ProviderTurn> {
     // Only a cassette needs the whole body; errors and checks need its beginning.
     const ex = new Exchange({ keepBody: recorder !== undefined });
-    const client = await makeClient(
-      model,
-      attemptFetch({ base, idleTimeoutMs, exchange: ex, label }),
-    );
+    using attempt = await sdk.attempt(attemptFetch({ base, idleTimeoutMs, exchange: ex, label }));
+    const client = attempt.client;
     const asm = new StreamAssembler(onEvent);
     const fail = (e: unknown, phase: "request" | "stream") =>
       toProviderError(e, ex, phase, errorContext(), model.base_url);
@@ -87,7 +86,7 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
           body as unknown as Parameters<typeof client.chat.completions.create>[0] & {
             stream: true;
           },
-          { signal, headers: model.extra_headers },
+          { signal, headers: { ...model.extra_headers, ...attempt.headers } },
         ).asResponse();
       } catch (e) {
         throw fail(e, "request");

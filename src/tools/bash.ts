@@ -10,15 +10,14 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
-import { parseShell } from "./shell/parse.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
-import { redirectPaths } from "./shell/redirects.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { ShellProcess } from "./shell/process.ts";
 import { formatFinished, startedJobMessage } from "./shell/report.ts";
 import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { finishedWithin } from "../util/wait.ts";
+import { readEnv } from "../util/env.ts";
 import { BAN_LIST } from "../permission/shell_ban_list.ts";
 import type { ShellLauncher } from "../jail/types.ts";
 
@@ -69,12 +68,26 @@ function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfte
   });
 }
 
+/**
+ * The shell parser (mvdan-sh, 1.5 MB of GopherJS, and its first parses) is loaded at
+ * the first command the gate checks, not with the tool: a run that never calls bash
+ * never pays for it.
+ */
+let parser:
+  | Promise<[typeof import("./shell/parse.ts"), typeof import("./shell/redirects.ts")]>
+  | undefined;
+const shellParser = () =>
+  parser ??= Promise.all([import("./shell/parse.ts"), import("./shell/redirects.ts")]);
+
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? 120_000;
   const maxTimeoutMs = opts.maxTimeoutMs ?? 600_000;
   const startupWaitMs = opts.startupWaitMs ?? 1_000;
   const limits = opts.limits ?? DEFAULT_LIMITS;
+  // mopac's own environment does not change during a run, and every call builds the
+  // child's environment twice from some fifty names: each is read once per tool.
+  const read = readOnce(opts.readEnv ?? readEnv);
 
   return defineTool({
     name: "bash",
@@ -82,6 +95,7 @@ export function createBashTool(opts: BashToolOptions): Tool {
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     async access(input, ctx): Promise<Access> {
+      const [{ parseShell }, { redirectPaths }] = await shellParser();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
       // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
@@ -95,7 +109,6 @@ export function createBashTool(opts: BashToolOptions): Tool {
       const jailed = (opts.launcher?.backend ?? "none") !== "none";
       if (!jailed && await missingDir(cwd)) return cwdGone(ctx, cwd, input.working_dir);
 
-      const read = opts.readEnv;
       const jail = opts.launcher?.env;
       const env = buildChildEnv({ config: ctx.env, session: ctx.state.shell.env, read, jail });
       const timeoutMs = input.timeout !== undefined
@@ -145,6 +158,14 @@ export function createBashTool(opts: BashToolOptions): Tool {
 /** The folder a call runs in: the session's, moved by the call's `working_dir`. */
 function callCwd(ctx: ToolContext, workingDir: string | undefined): string {
   return resolve(ctx.state.shell.cwd || ctx.workspace, workingDir ?? ".");
+}
+
+function readOnce(read: (name: string) => string | undefined) {
+  const values = new Map<string, string | undefined>();
+  return (name: string): string | undefined => {
+    if (!values.has(name)) values.set(name, read(name));
+    return values.get(name);
+  };
 }
 
 /** The folder a command was to run in does not exist: an error, and a reset when it was the session's. */

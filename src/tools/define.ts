@@ -101,7 +101,9 @@ export function parseToolInput<T extends z.ZodType>(
     throw new ToolInputError(`arguments must be a JSON object, got ${describe(value)}`);
   }
   const unknown = unknownKeys(value, parameters, []);
-  const result = schema.safeParse(value);
+  // jitless: a compiled parser (zod's `new Function` fast path) costs more to build
+  // than a run's few calls of a tool save.
+  const result = schema.safeParse(value, { jitless: true });
   if (result.success && unknown.length === 0) return result.data;
   const problems = result.success
     ? []

@@ -9,28 +9,29 @@
  * - the cost of one MCP tool call over stdio, through mopac's Tool adapter and with the
  *   SDK client alone on the same connection (the difference is mopac's overhead).
  * Run: deno run --allow-all tests/bench/mcp_bench.ts [--runs 5] [--calls 300]
+ * summary_bench.ts takes its five-server figure from `startTime` and `fixture`.
  */
 import { parseArgs } from "node:util";
 import { createMcpManager } from "../../src/mcp/manager.ts";
 import type { McpServerConfig } from "../../src/mcp/config.ts";
 import { findTool, fixtureStdio, toolContext } from "../_support/mcp_helpers.ts";
 
-const { values } = parseArgs({
-  args: Deno.args,
-  options: { runs: { type: "string", default: "5" }, calls: { type: "string", default: "300" } },
-});
-const RUNS = Number(values.runs);
-const CALLS = Number(values.calls);
-const logDir = await Deno.makeTempDir();
+// Set from the arguments when this file runs as the benchmark (not when imported).
+let RUNS = 5;
+let CALLS = 300;
+let logDir = "";
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-/** Time until `start()` resolved with every server connected. */
-async function startTime(servers: Record<string, McpServerConfig>): Promise<number> {
-  const manager = createMcpManager(servers, { logDir });
+/** Time until `start()` resolved with every server connected (their stderr logs to `logs`). */
+export async function startTime(
+  servers: Record<string, McpServerConfig>,
+  logs = logDir,
+): Promise<number> {
+  const manager = createMcpManager(servers, { logDir: logs });
   const t = performance.now();
   const statuses = await manager.start();
   const elapsed = performance.now() - t;
@@ -51,7 +52,7 @@ for line in sys.stdin:
     print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
 `;
 
-const fixture = (d: number) => fixtureStdio({}, d > 0 ? ["--delay-ms", String(d)] : []);
+export const fixture = (d: number) => fixtureStdio({}, d > 0 ? ["--delay-ms", String(d)] : []);
 const light = (d: number) => ({ command: "python3", args: ["-c", LIGHT_SERVER, String(d)] });
 
 async function compare(
@@ -102,14 +103,23 @@ async function callCost(): Promise<void> {
   );
 }
 
-console.log(`deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores, ${RUNS} runs`);
-await compare("five identical stdio servers", [0, 0, 0, 0, 0]);
-await compare("five staggered stdio servers (+100..500 ms)", [100, 200, 300, 400, 500]);
-const python = await new Deno.Command("python3", { args: ["--version"] }).output().catch(() =>
-  null
-);
-if (python?.success) {
-  await compare("five light python3 servers (+100..500 ms)", [100, 200, 300, 400, 500], light);
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: { runs: { type: "string", default: "5" }, calls: { type: "string", default: "300" } },
+  });
+  RUNS = Number(values.runs);
+  CALLS = Number(values.calls);
+  logDir = await Deno.makeTempDir({ prefix: "mopac-bench-mcp-" });
+  console.log(`deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores, ${RUNS} runs`);
+  await compare("five identical stdio servers", [0, 0, 0, 0, 0]);
+  await compare("five staggered stdio servers (+100..500 ms)", [100, 200, 300, 400, 500]);
+  const python = await new Deno.Command("python3", { args: ["--version"] }).output().catch(() =>
+    null
+  );
+  if (python?.success) {
+    await compare("five light python3 servers (+100..500 ms)", [100, 200, 300, 400, 500], light);
+  }
+  await callCost();
+  await Deno.remove(logDir, { recursive: true });
 }
-await callCost();
-await Deno.remove(logDir, { recursive: true });

@@ -1,11 +1,13 @@
 /**
  * `deno task bench`: runs every tests/bench/*_bench.ts in turn (or the ones named),
  * each as its own `deno run -A` process so one benchmark's memory and timers cannot
- * skew the next, and prints their figures as they come.
+ * skew the next, and prints their figures as they come. summary_bench.ts runs last:
+ * its table (issue 18's figures, each with the command that reruns it) ends the output.
  *
  *   deno task bench                      every benchmark
  *   deno task bench startup mcp          startup_bench.ts and mcp_bench.ts
  *   deno task bench startup -- --runs 5  arguments after `--` go to each benchmark
+ *   deno task bench summary              the summary table alone
  *
  * Exits 1 when a benchmark failed, 2 for an unknown name.
  */
@@ -36,7 +38,10 @@ for (const name of names) {
   }
   if (!chosen.includes(file)) chosen.push(file);
 }
-const files = chosen.length > 0 ? chosen : available;
+const SUMMARY = "summary_bench.ts";
+const files = chosen.length > 0
+  ? chosen
+  : [...available.filter((f) => f !== SUMMARY), ...available.filter((f) => f === SUMMARY)];
 
 const failed: string[] = [];
 for (const file of files) {

@@ -4,6 +4,7 @@
  * - `sessions list` over 5,000 sessions (target ≤ 100 ms);
  * - bytes written to the session file per streamed token.
  * Run: deno run --allow-all tests/bench/session_bench.ts
+ * summary_bench.ts takes the first two figures from `loadFigures` and `listFigures`.
  */
 import { join } from "node:path";
 import { openSessionStore, repairForRequest } from "../../src/session/mod.ts";
@@ -93,7 +94,8 @@ function sessionLines(id: string, count: number): string {
   return lines.join("\n") + "\n";
 }
 
-async function benchLoad(dir: string) {
+/** Open + load + repair of a 10,000-message session, and its parts, RUNS times each (ms). */
+export async function loadFigures(dir: string) {
   const id = newSessionId();
   await Deno.mkdir(join(dir, "sessions"), { recursive: true });
   const text = sessionLines(id, 10_000);
@@ -120,7 +122,12 @@ async function benchLoad(dir: string) {
     );
   }
   store.close();
-  console.log(`10,000-message session (${(bytes.length / 1e6).toFixed(1)} MB):`);
+  return { bytes: bytes.length, full, parse, repair };
+}
+
+async function benchLoad(dir: string) {
+  const { bytes, full, parse, repair } = await loadFigures(dir);
+  console.log(`10,000-message session (${(bytes / 1e6).toFixed(1)} MB):`);
   console.log(
     `  open (lock + read + index check) + load + repair: median ${
       fmt(median(full))
@@ -131,7 +138,8 @@ async function benchLoad(dir: string) {
   );
 }
 
-async function benchList(dir: string) {
+/** `sessions list` over 5,000 sessions: the first index build, then RUNS times each (ms). */
+export async function listFigures(dir: string) {
   const sessions = join(dir, "sessions");
   await Deno.mkdir(sessions, { recursive: true });
   for (let i = 0; i < 5000; i++) {
@@ -152,6 +160,11 @@ async function benchList(dir: string) {
     listOnly.push(await time(() => s.list()));
     s.close();
   }
+  return { build, cold, listOnly };
+}
+
+async function benchList(dir: string) {
+  const { build, cold, listOnly } = await listFigures(dir);
   console.log("5,000 sessions:");
   console.log(`  first index build from the files: ${fmt(build)}`);
   console.log(
@@ -196,13 +209,15 @@ async function benchStream(dir: string, tokens: number, intervalMs: number, debo
   );
 }
 
-const root = await Deno.makeTempDir({ prefix: "mopac-bench-" });
-try {
-  await benchLoad(join(root, "load"));
-  await benchList(join(root, "list"));
-  console.log("Streaming (file bytes per token, text only; ~5 bytes of JSON per token):");
-  await benchStream(join(root, "s1"), 300, 20, 50);
-  await benchStream(join(root, "s2"), 2000, 2, 50);
-} finally {
-  await Deno.remove(root, { recursive: true });
+if (import.meta.main) {
+  const root = await Deno.makeTempDir({ prefix: "mopac-bench-" });
+  try {
+    await benchLoad(join(root, "load"));
+    await benchList(join(root, "list"));
+    console.log("Streaming (file bytes per token, text only; ~5 bytes of JSON per token):");
+    await benchStream(join(root, "s1"), 300, 20, 50);
+    await benchStream(join(root, "s2"), 2000, 2, 50);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 }

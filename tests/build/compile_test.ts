@@ -1,7 +1,9 @@
 /**
  * `deno compile` must get as far as our machines allow: type-check, module graph
  * and npm embedding succeed; only the download of Deno's `denort` base binary may
- * fail (dl.deno.land is unreachable here). Any other failure is a real one.
+ * fail (dl.deno.land is unreachable here). Any other failure is a real one. And the
+ * lazily loaded parts (commands, the run path, the shell parser, the SDKs) must be in
+ * the graph it embeds: every dynamic import is a string literal Deno resolves.
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -31,3 +33,52 @@ Deno.test("deno compile builds the graph and fails only at the base-binary downl
     await Deno.remove(out, { recursive: true });
   }
 });
+
+Deno.test("every dynamic import is a literal in the graph deno compile embeds", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "main.ts"],
+    cwd: REPO,
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  type Dep = {
+    specifier: string;
+    isDynamic?: boolean;
+    code?: { specifier?: string; error?: string };
+  };
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: Array<{ specifier: string; dependencies?: Dep[] }>;
+  };
+  const inGraph = new Set(info.modules.map((m) => m.specifier));
+  const dynamic = info.modules.flatMap((m) =>
+    (m.dependencies ?? []).filter((d) => d.isDynamic).map((d) => ({ from: m.specifier, d }))
+  );
+  const lost = dynamic.filter(({ d }) => {
+    const to = d.code?.specifier;
+    return d.code?.error !== undefined || !to || (!to.startsWith("npm:") && !inGraph.has(to));
+  });
+  assert.deepEqual(lost.map(({ from, d }) => `${from} -> ${d.specifier}`), []);
+  const targets = dynamic.map(({ d }) => d.specifier);
+  for (const lazy of ["./src/cli/mod.ts", "../../app/run.ts", "./shell/parse.ts", "openai"]) {
+    assert.ok(targets.includes(lazy), `${lazy} is not imported lazily any more`);
+  }
+  // A computed specifier would be missing from the graph without any error above.
+  const computed: string[] = [];
+  for (const file of sources(`${REPO}src`)) {
+    const text = await Deno.readTextFile(file);
+    for (const m of text.matchAll(/(?<!typeof\s)\bimport\(\s*([^"\s)])/g)) {
+      computed.push(`${file.slice(REPO.length)}: import(${m[1]}…`);
+    }
+  }
+  assert.deepEqual(computed, []);
+});
+
+function* sources(dir: string): Generator<string> {
+  for (const e of Deno.readDirSync(dir)) {
+    const path = `${dir}/${e.name}`;
+    if (e.isDirectory) yield* sources(path);
+    else if (e.name.endsWith(".ts")) yield path;
+  }
+}

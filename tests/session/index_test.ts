@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { openSessionStore, type SessionStore } from "../../src/session/mod.ts";
 import type { DiskSessionStore } from "../../src/session/store.ts";
+import { openIndexDb } from "../../src/session/index_db.ts";
 import { call, finish, msg, result, text, usage, warnings, withDataDir } from "./_helpers.ts";
 
 /** Three sessions with known totals, messages and file changes. */
@@ -182,5 +183,18 @@ Deno.test("rm removes a session with its sub-agent sessions, from files and inde
     const left = [...Deno.readDirSync(join(dir, "sessions"))].map((e) => e.name);
     assert.deepEqual(left, [`${ids.b}.jsonl`]);
     store.close();
+  });
+});
+
+Deno.test("index: opened in WAL mode without fsync (it is derived from the session files)", async () => {
+  await withDataDir((dir) => {
+    const db = openIndexDb(join(dir, "index.db"), () => {});
+    try {
+      assert.equal(db.prepare("PRAGMA journal_mode").get()?.journal_mode, "wal");
+      assert.equal(db.prepare("PRAGMA synchronous").get()?.synchronous, 0);
+    } finally {
+      db.close();
+    }
+    return Promise.resolve();
   });
 });

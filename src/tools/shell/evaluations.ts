@@ -81,7 +81,7 @@ export function evaluationsOf(node: Node, type: string, src: SourceText): ShellE
 function paramEvaluations(p: ParamExp, src: SourceText): ShellEvaluation[] {
   const text = src.of(p);
   const out: ShellEvaluation[] = [];
-  if (p.Exp?.Op === PARAM_AT && p.Exp.Word && src.of(p.Exp.Word) === "P") {
+  if (p.Exp && PARAM_AT.is(p.Exp.Op) && p.Exp.Word && src.of(p.Exp.Word) === "P") {
     out.push({
       text,
       what: "the value is expanded as a prompt, command substitutions included",
@@ -109,7 +109,7 @@ function operands(root: Node, src: SourceText, whole: Node): ShellEvaluation[] {
   const assigned = new Set<string>();
   const key = (n: Node) => `${n.Pos().Offset()}:${n.End().Offset()}`;
   walk(root, (n, t) => {
-    if (t === "BinaryArithm" && (n as ArithmNode).Op === ARITHM_ASSIGN) {
+    if (t === "BinaryArithm" && ARITHM_ASSIGN.is((n as ArithmNode).Op)) {
       assigned.add(key((n as unknown as { X: Node }).X));
       return;
     }

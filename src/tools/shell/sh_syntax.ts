@@ -132,13 +132,30 @@ export function parseBash(src: string): File {
   }
 }
 
+/**
+ * The wrappers the package hands out name their Go type in `$type`
+ * ("mvdan.cc/sh/v3/syntax.*CallExpr"), as syntax.NodeType does from the same reflect
+ * type through fmt.Sprintf ("CallExpr"), which was most of the gate's time on a bash
+ * call. tests/tools/sh_syntax_test.ts checks both agree for every node kind; a node
+ * without the field falls back to NodeType.
+ */
+const TYPE_PREFIX = "mvdan.cc/sh/v3/syntax.*";
+
+/** The node's type from its `$type` field; undefined when the field is not there. */
+export function typeFromField(node: Node): string | undefined {
+  const t = (node as { $type?: unknown }).$type;
+  return typeof t === "string" && t.startsWith(TYPE_PREFIX)
+    ? t.slice(TYPE_PREFIX.length)
+    : undefined;
+}
+
 export function nodeType(node: Node): string {
-  return syntax.NodeType(node);
+  return typeFromField(node) ?? syntax.NodeType(node);
 }
 
 /** Visits `node` and everything below it; `fn` returning false skips the children. */
 export function walk(node: Node, fn: (node: Node, type: string) => boolean | void): void {
-  syntax.Walk(node, (n) => (n ? fn(n, syntax.NodeType(n)) !== false : true));
+  syntax.Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
 }
 
 function firstOf<T extends Node>(src: string, type: string): T {
@@ -150,8 +167,29 @@ function firstOf<T extends Node>(src: string, type: string): T {
   return found;
 }
 
-/** Operator codes of the parser, read from sample scripts once at load. */
-export const OP = {
+/**
+ * Operator codes are read from sample scripts, each a parse and a walk of a couple of
+ * milliseconds through the package's wrappers: a group is read when first used, so a
+ * command with no redirect or arithmetic does not pay for those samples.
+ */
+function atFirstUse<T extends object>(read: () => T): T {
+  let value: T | undefined;
+  return new Proxy({} as T, {
+    get(_, key) {
+      const v = (value ??= read())[key as keyof T];
+      return typeof v === "function" ? v.bind(value) : v;
+    },
+  });
+}
+
+/** One operator code read at its first use. */
+function codeAtFirstUse(read: () => number): { is(op: number): boolean } {
+  let code: number | undefined;
+  return { is: (op) => op === (code ??= read()) };
+}
+
+/** Operator codes of the parser, read from sample scripts. */
+export const OP: Readonly<Record<OpName, number>> = atFirstUse(() => ({
   pipe: firstOf<BinaryCmd>("a | b", "BinaryCmd").Op,
   pipeAll: firstOf<BinaryCmd>("a |& b", "BinaryCmd").Op,
   rdrIn: firstOf<Redirect>("a < f", "Redirect").Op,
@@ -166,34 +204,53 @@ export const OP = {
   rdrAll: firstOf<Redirect>("a &> f", "Redirect").Op,
   appAll: firstOf<Redirect>("a &>> f", "Redirect").Op,
   dplOut: firstOf<Redirect>("a >&2", "Redirect").Op,
-} as const;
+}));
+type OpName =
+  | "pipe"
+  | "pipeAll"
+  | "rdrIn"
+  | "rdrInOut"
+  | "dplIn"
+  | "hdoc"
+  | "dashHdoc"
+  | "wordHdoc"
+  | "rdrOut"
+  | "appOut"
+  | "clbOut"
+  | "rdrAll"
+  | "appAll"
+  | "dplOut";
 
 const opOf = (src: string, type: string) => firstOf<ArithmNode>(src, type).Op;
 /** Operators that assign to their left side: `=`, `+=`, … in arithmetic, `++`/`--`. */
-export const ASSIGNING_ARITHM: ReadonlySet<number> = new Set([
-  ...["=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="].map((op) =>
-    opOf(`((a${op}1))`, "BinaryArithm")
-  ),
-  opOf("((a++))", "UnaryArithm"),
-  opOf("((a--))", "UnaryArithm"),
-]);
+export const ASSIGNING_ARITHM: ReadonlySet<number> = atFirstUse(() =>
+  new Set([
+    ...["=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="].map((op) =>
+      opOf(`((a${op}1))`, "BinaryArithm")
+    ),
+    opOf("((a++))", "UnaryArithm"),
+    opOf("((a--))", "UnaryArithm"),
+  ])
+);
 /** Plain `=` in arithmetic: the left side is set, not read. */
-export const ARITHM_ASSIGN: number = opOf("((a=1))", "BinaryArithm");
+export const ARITHM_ASSIGN = codeAtFirstUse(() => opOf("((a=1))", "BinaryArithm"));
 /** The `@` of `${x@Q}`, `${x@P}`, …: the operator letter is the expansion's word. */
-export const PARAM_AT: number = firstOf<ParamExp>(": ${a@Q}", "ParamExp").Exp!.Op;
+export const PARAM_AT = codeAtFirstUse(() => firstOf<ParamExp>(": ${a@Q}", "ParamExp").Exp!.Op);
 /** `[[ a -eq b ]]` and the other tests that evaluate both sides as arithmetic. */
-export const ARITHM_TESTS: ReadonlySet<number> = new Set(
-  ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"].map((op) =>
-    firstOf<TestNode>(`[[ a ${op} b ]]`, "BinaryTest").Op
-  ),
+export const ARITHM_TESTS: ReadonlySet<number> = atFirstUse(() =>
+  new Set(
+    ["-eq", "-ne", "-lt", "-le", "-gt", "-ge"].map((op) =>
+      firstOf<TestNode>(`[[ a ${op} b ]]`, "BinaryTest").Op
+    ),
+  )
 );
 /** `[[ -v NAME ]]` and `[[ -R NAME ]]`: NAME's subscript is evaluated. */
-export const NAME_TESTS: ReadonlySet<number> = new Set(
-  ["-v", "-R"].map((op) => firstOf<TestNode>(`[[ ${op} a ]]`, "UnaryTest").Op),
+export const NAME_TESTS: ReadonlySet<number> = atFirstUse(() =>
+  new Set(["-v", "-R"].map((op) => firstOf<TestNode>(`[[ ${op} a ]]`, "UnaryTest").Op))
 );
 /** `${NAME=word}` and `${NAME:=word}` assign when NAME is unset (or empty). */
-export const ASSIGNING_PARAM: ReadonlySet<number> = new Set(
-  [": ${a=1}", ": ${a:=1}"].map((src) => firstOf<ParamExp>(src, "ParamExp").Exp!.Op),
+export const ASSIGNING_PARAM: ReadonlySet<number> = atFirstUse(() =>
+  new Set([": ${a=1}", ": ${a:=1}"].map((src) => firstOf<ParamExp>(src, "ParamExp").Exp!.Op))
 );
 
 /** True when the redirect feeds the command's standard input. */
