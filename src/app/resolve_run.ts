@@ -68,6 +68,8 @@ export interface RunOptions {
   verbose: boolean;
   /** `--sandbox off`: the model's commands run without the OS jail (operator only). */
   sandbox?: "on" | "off";
+  /** `-c KEY=VALUE` settings, in order: config layers above the environment. */
+  settings?: string[];
 }
 
 /** The profile `agent` tool calls run with. */
@@ -119,6 +121,7 @@ type ResolveArgs =
     | "outputLastMessage"
     | "sandbox"
     | "trustProject"
+    | "settings"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -171,6 +174,7 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     env: strictEnv,
     flags,
     trustProject: args.trustProject,
+    settings: args.settings,
   });
   const { config } = loaded;
   const { narrowing } = loaded.project;

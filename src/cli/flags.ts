@@ -11,8 +11,9 @@ import type { OutputFormat } from "./render.ts";
 import { type OnDeny, parseOnDeny } from "../agent/limits.ts";
 import { type ColorMode, parseColorMode } from "./color.ts";
 import { flagSuggestion } from "./suggest.ts";
+import { CI_RUN_OPTIONS, type CiRunArgs, ciRunArgs, takeSettings } from "./ci_flags.ts";
 
-export interface RunArgs {
+export interface RunArgs extends CiRunArgs {
   prompt: string[];
   model?: string;
   smallModel?: string;
@@ -74,6 +75,7 @@ export const RUN_OPTIONS = {
   "output-last-message": { type: "string" },
   color: { type: "string" },
   help: { type: "boolean", short: "h" },
+  ...CI_RUN_OPTIONS,
 } as const;
 
 /** Wraps parseArgs so its TypeErrors become one-line usage errors. */
@@ -157,6 +159,7 @@ export function parseRunArgs(args: string[]): RunArgs & { help: boolean } {
     noStdin: v["no-stdin"] === true,
     outputLastMessage: v["output-last-message"],
     color: parseColorMode(v.color),
+    ...ciRunArgs(v),
   };
 }
 
@@ -201,11 +204,13 @@ export const COMMON_OPTIONS = {
   config: { type: "string" },
   "data-dir": { type: "string" },
   "trust-project": { type: "boolean" },
+  /** `-c KEY=VALUE` (ci_flags.ts takes it out of the arguments wherever it stands). */
+  set: CI_RUN_OPTIONS.set,
 } as const;
 
 /**
- * Takes --cwd, --config, --data-dir and --trust-project out of args, wherever they
- * stand. `load` reads the config they describe and, given `io`, says on stderr what an
+ * Takes --cwd, --config, --data-dir, --trust-project and `-c KEY=VALUE` out of args,
+ * wherever they stand. `load` reads the config they describe and, given `io`, says on stderr what an
  * untrusted project's config asked for in vain.
  */
 export function splitCommon(
@@ -214,6 +219,8 @@ export function splitCommon(
 ): { rest: string[]; load: () => Promise<LoadedConfig> } {
   const rest: string[] = [];
   const common: string[] = [];
+  const { rest: others, settings } = takeSettings(args);
+  args = others;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     const name = a.split("=")[0];
@@ -242,6 +249,7 @@ export function splitCommon(
         dataDir: values["data-dir"],
         env: commandEnv,
         trustProject: values["trust-project"] === true,
+        settings,
       });
       const notice = projectNotice(loaded);
       if (notice && io) io.err(`${notice}\n`);

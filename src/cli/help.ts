@@ -19,7 +19,8 @@ Usage: mopac [--cwd DIR] [--config FILE] [--data-dir DIR] [--trust-project] COMM
   mopac completions bash|zsh|fish a completion script for your shell
   mopac --version | --help
 
-Every command that reads config takes --cwd DIR, --config FILE, --data-dir DIR and
+Every command that reads config takes --cwd DIR, --config FILE, --data-dir DIR,
+-c KEY=VALUE (one config value, repeatable; --set before the command) and
 --trust-project, before or after the command (the project's own config files are
 untrusted and can only narrow unless given this, MOPAC_TRUST_PROJECT=1, or
 trusted_projects in your own config).
@@ -35,6 +36,7 @@ Flags of every command that reads config (also before the command):
       --config FILE        read this config file too (trusted: it is yours)
       --data-dir DIR       the data dir (default .mopac at the git root)
       --trust-project      use the project's own config files as they are
+  -c, --set KEY=VALUE      set one config key (repeatable), e.g. -c limits.max_turns=20
   -h, --help               this help
 `;
 
@@ -66,6 +68,8 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --cwd DIR            work in DIR
       --data-dir DIR       keep sessions in DIR (default .mopac at the git root)
       --config FILE        read this config file too (trusted: it is yours)
+  -c, --set KEY=VALUE      set one config key for this run (repeatable): a dotted KEY,
+                           a JSON or plain VALUE, e.g. -c options.request_timeout=120
       --trust-project      use the project's own config files as they are (by default
                            they only narrow: no providers, MCP servers, hooks, env)
       --sandbox off        run the model's commands without the OS jail (default on:

@@ -2,7 +2,8 @@
  * Builds the config from every layer, lowest first:
  *   /etc/mopac/mopac.json → $XDG_CONFIG_HOME/mopac/mopac.json → $XDG_DATA_HOME/mopac/mopac.json
  *   → project files from the git root down to the cwd → <data dir>/mopac.json
- *   → --config FILE (or $MOPAC_CONFIG) → MOPAC_* environment variables → flags.
+ *   → --config FILE (or $MOPAC_CONFIG) → MOPAC_* environment variables → `-c KEY=VALUE`
+ *   settings (each its own layer, later ones higher) → the other flags.
  * The explicit file sits above every discovered file because naming a file is the
  * strongest statement a user makes short of a flag; env and flags stay above it so
  * a CI job can still override one value of a shared config file.
@@ -28,6 +29,7 @@ import { checkDataDirLinks, ProjectLayers } from "./project_layers.ts";
 import { FileLayers, operatorLayers } from "./file_layers.ts";
 import { buildConfig } from "./build.ts";
 import { sourceLines, unusedKeyLines } from "./sources.ts";
+import { settingLayer } from "./settings.ts";
 import type { LoadedConfig, LoadOptions } from "./loaded.ts";
 import { BUILTIN_PROFILE_NAMES } from "../domain/profile_names.ts";
 
@@ -52,10 +54,12 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     { cwd, home, env },
     envUsed,
   );
+  // `-c` settings are flags: the operator's, read before the project's files like the rest.
+  const settings = (opts.settings ?? []).map(settingLayer);
   const trust = decideTrust({
     flag: opts.trustProject,
     env,
-    operatorLayers: [...operator, ...(explicit ? [explicit] : [])],
+    operatorLayers: [...operator, ...(explicit ? [explicit] : []), ...settings],
     root: workspaceRoot,
     realRoot,
     home,
@@ -75,7 +79,9 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     }
   }
 
-  const envDataDir = env("MOPAC_DATA_DIR");
+  // A flag beats the environment: `-c options.data_directory=…` wins over MOPAC_DATA_DIR.
+  const settingDataDir = configuredDataDir(settings.map((l) => l.value));
+  const envDataDir = settingDataDir ? undefined : env("MOPAC_DATA_DIR");
   const dataDir = resolveDataDir({
     cwd,
     workspaceRoot,
@@ -83,7 +89,9 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
     flag: opts.dataDir,
     env: envDataDir,
     configured: configuredDataDir([
-      ...[...operator, ...project.layers, ...(explicit ? [explicit] : [])].map((l) => l.value),
+      ...[...operator, ...project.layers, ...(explicit ? [explicit] : []), ...settings].map((l) =>
+        l.value
+      ),
       opts.flags,
     ]),
   });
@@ -111,6 +119,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
       value: nest(["options", "data_directory"], dataDir),
     });
   }
+  layers.push(...settings);
   const flags = structuredClone((opts.flags ?? {}) as Record<string, unknown>);
   if (opts.dataDir) flags.options = { ...(flags.options as object ?? {}), data_directory: dataDir };
   if (Object.keys(flags).length > 0) layers.push({ name: "command line", value: flags });
@@ -118,7 +127,7 @@ export async function loadConfig(opts: LoadOptions): Promise<LoadedConfig> {
   const { merged, sources, config, all } = buildConfig(layers, project, opts.modelChoiceProblem);
   const knownProfiles = new Set<string>([
     ...BUILTIN_PROFILE_NAMES,
-    ...[...operator, dataLayer, explicit].flatMap((l) =>
+    ...[...operator, dataLayer, explicit, ...settings].flatMap((l) =>
       l && isPlainObject(l.value.agents) ? Object.keys(l.value.agents) : []
     ),
   ]);

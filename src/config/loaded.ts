@@ -11,6 +11,8 @@ export interface LoadOptions {
   configFile?: string;
   /** `--data-dir DIR`, relative to the cwd. */
   dataDir?: string;
+  /** `-c KEY=VALUE` settings, as typed: each a layer above the environment, below `flags`. */
+  settings?: readonly string[];
   /** Values from command-line flags, the top layer. */
   flags?: DeepPartial<ConfigInput>;
   env: (name: string) => string | undefined;
