@@ -1,14 +1,20 @@
 /**
- * Opens the session an agent run writes to: for the run, a new one or the one it
- * continues (`-C`, `-s`), restoring what resume brings back (history from the
- * last summary on, the model of the last assistant message, todos, viewed files and
+ * Opens the session an agent run writes to: for the run, a new one (with the id
+ * `--session-id` chose) or the one it continues (`-C`, `-s`), or with `--fork` a new
+ * copy of that one, restoring what resume brings back (history from the last
+ * summary on, the model of the last assistant message, todos, viewed files and
  * shell state); for a sub-agent, a new child session. Also what the tools of a
  * session see, and which part of it is kept across runs.
  */
 import type { Message } from "../domain/message.ts";
 import type { ToolContext, ToolState } from "../tools/types.ts";
 import type { SessionWriter } from "../session/types.ts";
-import { activeHistory, type SessionHandle, type SessionStore } from "../session/mod.ts";
+import {
+  activeHistory,
+  forkSession,
+  type SessionHandle,
+  type SessionStore,
+} from "../session/mod.ts";
 import { StorageWatch } from "./storage_watch.ts";
 
 export interface OpenedSession {
@@ -23,13 +29,23 @@ export interface OpenedSession {
 /** `session`: the id of the session to continue (resume_target.ts found it); else a new one. */
 export async function openRunSession(
   store: SessionStore,
-  opts: { session?: string; cwd: string },
+  opts: {
+    session?: string;
+    cwd: string;
+    /** `--fork`: continue `session` in a new session that copies it. */
+    fork?: boolean;
+    /** `--session-id`: the id of the new session (or of the fork). */
+    sessionId?: string;
+  },
 ): Promise<OpenedSession> {
+  const id = opts.sessionId !== undefined ? { id: opts.sessionId } : {};
   if (opts.session === undefined) {
-    const fresh = await store.create({ cwd: opts.cwd });
+    const fresh = await store.create({ cwd: opts.cwd, ...id });
     return { handle: fresh, history: [], state: emptyState(opts.cwd), resumed: false };
   }
-  const handle: SessionHandle = await store.open(opts.session);
+  const handle: SessionHandle = opts.fork
+    ? await forkSession(store, opts.session, { cwd: opts.cwd, ...id })
+    : await store.open(opts.session);
   try {
     const loaded = await handle.load();
     const state = emptyState(opts.cwd);

@@ -55,6 +55,10 @@ export interface RunOptions {
   replay?: string;
   continue: boolean;
   session?: string;
+  /** `--fork`: continue `-C`'s or `-s`'s session in a new session copying its history. */
+  fork?: boolean;
+  /** `--session-id`: the id of the new session the run writes (refused when it exists). */
+  sessionId?: string;
   ephemeral: boolean;
   /** A JSON Schema file the final answer must match. */
   outputSchema?: string;

@@ -159,8 +159,9 @@ interface OpenedRun {
 }
 
 /**
- * Opens the store and the session (new, or the one `-C`/`-s` named when the run was
- * resolved); a dry run writes nothing and opens no stored session.
+ * Opens the store and the session (new, the one `-C`/`-s` named when the run was
+ * resolved, or with `--fork` a copy of it); a dry run writes nothing and opens no
+ * stored session.
  */
 async function openRun(
   resolved: ResolvedRun,
@@ -182,6 +183,8 @@ async function openRun(
   const session = await openRunSession(store, {
     session: args.dryRun ? undefined : resolved.resume?.id,
     cwd: resolved.cwd,
+    fork: args.fork,
+    sessionId: args.sessionId,
   });
   stack.defer(() => quietly(() => session.handle.close()));
   if (args.verbose) {

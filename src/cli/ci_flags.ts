@@ -8,12 +8,18 @@ import { UsageError } from "../util/errors.ts";
 export const CI_RUN_OPTIONS = {
   /** `-c KEY=VALUE`, repeatable: one config value for this run (config/settings.ts). */
   set: { type: "string", short: "c", multiple: true },
+  /** `--session-id UUID`: the id of the new session (fails when it exists). */
+  "session-id": { type: "string" },
+  /** `--fork`: with -C or -s, continue in a new session that copies the history. */
+  fork: { type: "boolean" },
 } as const;
 
 /** What the CI flags ask of a run. */
 export interface CiRunArgs {
   /** `-c KEY=VALUE` settings as typed, in order (later ones win). */
   settings: string[];
+  sessionId?: string;
+  fork: boolean;
 }
 
 type Values = {
@@ -23,8 +29,38 @@ type Values = {
     : string;
 };
 
-export function ciRunArgs(v: Values): CiRunArgs {
-  return { settings: v.set ?? [] };
+/** The checked values; `v` holds the other run flags too (some are checked against them). */
+export function ciRunArgs(v: Values & { continue?: boolean; session?: string }): CiRunArgs {
+  const resumes = v.continue === true || v.session !== undefined;
+  if (v.fork && !resumes) {
+    throw new UsageError("--fork needs -C or -s: it copies an existing session", {
+      hint: "mopac run -s ID --fork PROMPT continues session ID in a new session",
+    });
+  }
+  if (v["session-id"] !== undefined && resumes && !v.fork) {
+    throw new UsageError("--session-id names a new session; -C and -s continue an existing one", {
+      hint: "add --fork to continue into a new session with this id",
+    });
+  }
+  return {
+    settings: v.set ?? [],
+    sessionId: sessionIdFlag(v["session-id"]),
+    fork: v.fork === true,
+  };
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Any UUID (as claude --session-id takes), stored in lower case like mopac's own ids. */
+function sessionIdFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const id = value.trim().toLowerCase();
+  if (!UUID_RE.test(id)) {
+    throw new UsageError(`--session-id needs a UUID, got '${value}'`, {
+      hint: "e.g. --session-id $(uuidgen)",
+    });
+  }
+  return id;
 }
 
 /**

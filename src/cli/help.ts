@@ -47,6 +47,8 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
   -a, --agent NAME         agent profile (default "coder")
   -C, --continue           continue the most recently updated session
   -s, --session ID         continue a session by id or unique prefix
+      --fork               with -C or -s: continue in a new session copying the history
+      --session-id UUID    the id of the new session (exit 2 when it exists)
   -o, --output-format F    text (default) | json | stream-json
   -q, --quiet              no progress on stderr (errors still)
   -v, --verbose            more progress on stderr: each tool call's input

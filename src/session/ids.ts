@@ -75,6 +75,13 @@ export function normalizeIdInput(input: string): string | undefined {
   return /^[0-9a-f-]+$/.test(s) ? s : undefined;
 }
 
+/** `--session-id` named a session that exists: a new session's id must be new. */
+export function idTaken(id: string): UsageError {
+  return new UsageError(`--session-id ${id}: a session with this id exists already`, {
+    hint: `continue it with -s ${id}, or fork it with -s ${id} --fork`,
+  });
+}
+
 const LISTED = 10;
 
 export function notFound(input: string): UsageError {

@@ -65,6 +65,7 @@ export function sessionToMarkdown(s: LoadedSession): string {
     `- cwd: ${s.header.cwd}`,
   ];
   if (s.header.parent_id) lines.push(`- parent: ${s.header.parent_id}`);
+  if (s.header.forked_from) lines.push(`- forked from: ${s.header.forked_from}`);
   if (s.last_model) lines.push(`- model: ${s.last_model}`);
   for (const m of s.messages) {
     const body = m.parts.map(renderPart).filter((x): x is string => x !== undefined);

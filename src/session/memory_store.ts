@@ -19,7 +19,7 @@ import { SessionBusyError } from "../util/errors.ts";
 import { newSession, searchableText, type SessionState } from "./state.ts";
 import { type HandleSettings, handleSettings, SessionHandleImpl } from "./handle.ts";
 import { attempt } from "./failures.ts";
-import { pickSession } from "./ids.ts";
+import { idTaken, pickSession } from "./ids.ts";
 
 interface Entry {
   header: SessionHeader;
@@ -48,6 +48,9 @@ export class MemorySessionStore implements SessionStore {
   }
 
   create(opts: CreateSessionOptions): Promise<SessionHandle> {
+    if (opts.id !== undefined && this.#sessions.has(opts.id)) {
+      return Promise.reject(idTaken(opts.id));
+    }
     const entry: Entry = newSession(opts, this.#settings.now());
     this.#sessions.set(entry.header.id, entry);
     return Promise.resolve(this.#attach(entry));

@@ -24,6 +24,7 @@ export { activeHistory } from "./state.ts";
 export { isSessionId, newSessionId, shortIdOf } from "./ids.ts";
 export { describeSession } from "./ids.ts";
 export { sessionToMarkdown } from "./markdown.ts";
+export { forkSession } from "./fork.ts";
 
 /**
  * Opens the store of a data dir (`<dataDir>/sessions/*.jsonl` + `<dataDir>/index.db`),

@@ -116,7 +116,7 @@ export function syncFinishedAt(m: Message): Message {
 
 function isHeader(r: Obj): r is Obj & SessionHeader {
   return isNum(r.v) && isStr(r.id) && r.id !== "" && isStr(r.short_id) && isNum(r.created_at) &&
-    isStr(r.cwd) && opt(r.parent_id, isStr) && opt(r.title, isStr);
+    isStr(r.cwd) && opt(r.parent_id, isStr) && opt(r.forked_from, isStr) && opt(r.title, isStr);
 }
 
 function isMeta(r: Obj): r is Obj & SessionMeta {

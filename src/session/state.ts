@@ -19,12 +19,12 @@ import {
 } from "./types.ts";
 import { newSessionId, shortIdOf } from "./ids.ts";
 
-/** A new session (a fresh time-ordered id): its header, and the state holding it. */
+/** A new session (a fresh time-ordered id unless one is given): its header and state. */
 export function newSession(
   opts: CreateSessionOptions,
   now: number,
 ): { header: SessionHeader; state: SessionState } {
-  const id = newSessionId(now);
+  const id = opts.id ?? newSessionId(now);
   const header: SessionHeader = {
     type: "session",
     v: SESSION_FORMAT_VERSION,
@@ -34,6 +34,7 @@ export function newSession(
     cwd: opts.cwd,
   };
   if (opts.parent_id !== undefined) header.parent_id = opts.parent_id;
+  if (opts.forked_from !== undefined) header.forked_from = opts.forked_from;
   if (opts.title !== undefined) header.title = opts.title;
   const state = new SessionState();
   state.apply(header);

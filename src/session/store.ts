@@ -15,7 +15,7 @@ import type {
   SessionSummary,
   StoreOptions,
 } from "./types.ts";
-import { normalizeIdInput, notFound, pickSession, shortIdOf } from "./ids.ts";
+import { idTaken, normalizeIdInput, notFound, pickSession, shortIdOf } from "./ids.ts";
 import { SessionLock } from "./lock.ts";
 import { JsonlFile } from "./jsonl_writer.ts";
 import { type ReadResult, readSessionFile } from "./reader.ts";
@@ -126,6 +126,8 @@ export class DiskSessionStore implements SessionStore {
       const now = this.#settings.now();
       const { header, state } = newSession(opts, now);
       const id = header.id;
+      // A chosen id names a new session: one that exists is refused, not continued.
+      if (opts.id !== undefined && exists(this.#path(id, "jsonl"))) throw idTaken(id);
       // Lock before the file exists, so nobody sees the file without its lock.
       const lockPath = this.#path(id, "lock");
       const lock = writable(lockPath, () => SessionLock.acquire(lockPath, header.short_id, now));
@@ -135,6 +137,7 @@ export class DiskSessionStore implements SessionStore {
         file = writable(path, () => JsonlFile.create(path, header));
       } catch (err) {
         lock.release();
+        if (err instanceof Deno.errors.AlreadyExists) throw idTaken(id);
         throw err;
       }
       return this.#handle(header, state, file, lock, true);
@@ -249,5 +252,15 @@ export class DiskSessionStore implements SessionStore {
   close(): void {
     for (const h of [...this.#open.values()]) h.closeSync();
     this.#index.close();
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
   }
 }

@@ -18,6 +18,8 @@ export interface SessionHeader {
   /** Short hash id shown to users. */
   short_id: string;
   parent_id?: string;
+  /** Set on a fork (`--fork`): the id of the session whose history it copied. */
+  forked_from?: string;
   created_at: number;
   cwd: string;
   title?: string;
@@ -152,6 +154,10 @@ export interface CreateSessionOptions {
   cwd: string;
   parent_id?: string;
   title?: string;
+  /** The new session's id (`--session-id`); creating fails when it exists. Default: a new UUIDv7. */
+  id?: string;
+  /** The session this one was forked from (`--fork`). */
+  forked_from?: string;
 }
 
 export interface SessionHandle extends SessionWriter {

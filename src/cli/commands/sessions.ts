@@ -166,7 +166,8 @@ function show(
   }
   const out = [
     describeSession(s),
-    `cwd: ${s.cwd}${s.parent_id ? `   parent: ${s.parent_id}` : ""}`,
+    `cwd: ${s.cwd}${s.parent_id ? `   parent: ${s.parent_id}` : ""}` +
+    (loaded.header.forked_from ? `   forked from: ${loaded.header.forked_from}` : ""),
     `created ${time(s.created_at)} UTC, ${s.message_count} messages, tokens in ${s.input_tokens} ` +
     `(cached ${s.cached_input_tokens}) out ${s.output_tokens}, $${s.cost_usd.toFixed(4)}` +
     (s.model ? `, ${s.model}` : ""),
