@@ -27,6 +27,8 @@ export interface EnvironmentInfo {
   os: string;
   date: string;
   git?: { branch: string; status: string; commits: string };
+  /** `--add-dir` folders: read and written like the workspace. */
+  addedDirs?: readonly string[];
 }
 
 export interface PromptParts {
@@ -103,6 +105,9 @@ function environmentBlock(env: EnvironmentInfo, bash: boolean): string {
   const paths = env.cwd === env.workspace
     ? [`Workspace root and working directory: ${env.cwd}`]
     : [`Workspace root: ${env.workspace}`, `Working directory: ${env.cwd}`];
+  if (env.addedDirs?.length) {
+    paths.push(`Also yours to read and write, like the workspace: ${env.addedDirs.join(", ")}`);
+  }
   const lines = [
     "# Environment",
     "",

@@ -104,6 +104,7 @@ function jailSettings(
   const { loaded, profile, jail } = resolved;
   const workspace = loaded.workspaceRoot;
   const deny = new PathGlobs(profile.paths.deny, { anyDepth: true });
+  const addDirs = profile.paths.dirs ?? [];
   return {
     mode: jail.mode,
     needed: jail.needed,
@@ -111,8 +112,12 @@ function jailSettings(
     workspace,
     dataDir: loaded.dataDir,
     writeGlobs: profile.paths.write,
+    addDirs,
     denyGlobs: profile.paths.deny,
-    denied: (path) => deny.matches(path, workspace),
+    // Relative deny globs hold in an --add-dir folder as in the workspace.
+    denied: (path) =>
+      deny.matches(path, workspace) ||
+      addDirs.some((dir) => isInside(path, dir) && deny.matches(path, dir)),
     // Operator config files may hold keys; the project's are the model's to read anyway.
     hide: loaded.files.filter((f) => isAbsolute(f) && !isInside(f, workspace)),
     home: readEnv("HOME"),

@@ -53,7 +53,9 @@ export async function gatherSystemPrompt(opts: {
   return buildSystemPrompt({
     role: opts.subAgent ? "task" : "agent",
     tools: opts.tools,
-    environment,
+    environment: profile.paths.dirs?.length
+      ? { ...environment, addedDirs: profile.paths.dirs }
+      : environment,
     contextFiles,
     profilePrompt: profileText,
     mcpInstructions: opts.mcpInstructions,

@@ -34,6 +34,7 @@ import { jailCommand, jailNeeds } from "../jail/mod.ts";
 import { loadRunConfig } from "./load_config.ts";
 import { requireFile, requireFolder, requireRead } from "./run_inputs.ts";
 import { findResumeTarget, restoreModel, type ResumeTarget } from "./resume_target.ts";
+import { addDirNeeds, resolveAddDirs, withAddDirs } from "./add_dirs.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -74,6 +75,8 @@ export interface RunOptions {
   sandbox?: "on" | "off";
   /** `-c KEY=VALUE` settings, in order: config layers above the environment. */
   settings?: string[];
+  /** `--add-dir`: more folders the file tools and the OS jail may write (relative to cwd). */
+  addDirs?: string[];
 }
 
 /** The profile `agent` tool calls run with. */
@@ -126,6 +129,7 @@ type ResolveArgs =
     | "sandbox"
     | "trustProject"
     | "settings"
+    | "addDirs"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -184,7 +188,8 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   const { narrowing } = loaded.project;
   // The operator's profile and limits first: what the project narrows is measured against them.
   const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
-  const profile = applyNarrowing(operatorProfile, narrowing);
+  const addDirs = await resolveAddDirs(args.addDirs, { cwd, loaded });
+  const profile = withAddDirs(applyNarrowing(operatorProfile, narrowing), addDirs);
   const ctx: ResolveContext = {
     config,
     env: strictEnv,
@@ -211,7 +216,7 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     ? withKeyVar(resolveModel("small", ctx), loaded)
     : model;
   const subAgent = profile.tools.has("agent")
-    ? resolveSubAgent(loaded, ctx, smallModel, profile)
+    ? resolveSubAgent(loaded, ctx, smallModel, profile, addDirs)
     : undefined;
   const flagLimits = {
     max_turns: args.maxTurns,
@@ -266,7 +271,7 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
       ? oauthTokenDir(readEnv)
       : undefined,
   });
-  needs.push(...jailNeeds(jail));
+  needs.push(...jailNeeds(jail), ...addDirNeeds(addDirs, offered));
   needs.push({ kind: "env", variable: CONFIG_ENV_PATTERN, why: "config from the environment" });
   for (const [name, s] of Object.entries(servers)) {
     if (!jailedServer(s)) continue;
@@ -314,9 +319,11 @@ function resolveSubAgent(
   ctx: ResolveContext,
   smallModel: ResolvedModel | undefined,
   parent: Profile,
+  addDirs: readonly string[],
 ): { profile: Profile; operatorProfile: Profile; model?: ResolvedModel } {
   const operatorProfile = resolveProfile(SUB_AGENT_PROFILE, loaded.config);
-  const profile = withinParent(applyNarrowing(operatorProfile, loaded.project.narrowing), parent);
+  const narrowed = applyNarrowing(operatorProfile, loaded.project.narrowing);
+  const profile = withinParent(withAddDirs(narrowed, addDirs), parent);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
   return { profile, operatorProfile, model };
 }

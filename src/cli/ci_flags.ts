@@ -12,6 +12,8 @@ export const CI_RUN_OPTIONS = {
   "session-id": { type: "string" },
   /** `--fork`: with -C or -s, continue in a new session that copies the history. */
   fork: { type: "boolean" },
+  /** `--add-dir DIR`, repeatable: another folder the file tools and the OS jail may write. */
+  "add-dir": { type: "string", multiple: true },
 } as const;
 
 /** What the CI flags ask of a run. */
@@ -20,6 +22,8 @@ export interface CiRunArgs {
   settings: string[];
   sessionId?: string;
   fork: boolean;
+  /** `--add-dir` folders as typed (relative to --cwd). */
+  addDirs: string[];
 }
 
 type Values = {
@@ -31,6 +35,16 @@ type Values = {
 
 /** The checked values; `v` holds the other run flags too (some are checked against them). */
 export function ciRunArgs(v: Values & { continue?: boolean; session?: string }): CiRunArgs {
+  for (const [name, option] of Object.entries(CI_RUN_OPTIONS)) {
+    const given = v[name as keyof Values];
+    // An empty value is mostly an unset variable (--add-dir "$DIR"): never the default.
+    if (Array.isArray(given) ? given.includes("") : given === "") {
+      const shown = name === "set" ? "-c" : `--${name}`;
+      if (option.type === "string") {
+        throw new UsageError(`${shown} needs a value, got an empty string`);
+      }
+    }
+  }
   const resumes = v.continue === true || v.session !== undefined;
   if (v.fork && !resumes) {
     throw new UsageError("--fork needs -C or -s: it copies an existing session", {
@@ -46,6 +60,7 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     settings: v.set ?? [],
     sessionId: sessionIdFlag(v["session-id"]),
     fork: v.fork === true,
+    addDirs: v["add-dir"] ?? [],
   };
 }
 

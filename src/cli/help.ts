@@ -59,6 +59,8 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --timeout DURATION   stop after this time, e.g. 90s, 10m (exit 4)
       --on-deny MODE       continue (default) | fail | stop
       --tools LIST         narrow the agent's tools, comma-separated
+      --add-dir DIR        another folder the file tools and the OS jail may write
+                           (repeatable; paths.deny still holds there)
       --output-schema FILE the final answer must be JSON valid against this schema
       --dry-run            resolve everything and print it; no model call
       --record FILE        record model traffic to a cassette

@@ -15,7 +15,7 @@ export {
   type Narrowing,
   type ProfileNarrowing,
 } from "./narrowing.ts";
-export { OPERATOR_ONLY, TRUST_ENV, within } from "./trust.ts";
+export { OPERATOR_ONLY, realPathOf, TRUST_ENV, within } from "./trust.ts";
 export {
   type AgentConfig,
   type Config,

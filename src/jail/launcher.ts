@@ -166,7 +166,8 @@ function summaryOf(plan: PlanInput): string {
     : `the network reaches only ${plan.network.hosts.join(", ")} through a proxy ` +
       "(HTTP_PROXY and HTTPS_PROXY are set; tools that ignore them cannot connect)";
   return "Commands run in an OS sandbox shared by the session's calls: they can write only the " +
-    "workspace" + (plan.writeGlobs ? " folders the profile allows" : "") + ", /tmp and the " +
+    "workspace" + (plan.writeGlobs ? " folders the profile allows" : "") +
+    (plan.addDirs?.length ? `, ${plan.addDirs.join(", ")}` : "") + ", /tmp and the " +
     `package caches; ${net}; some files are hidden.`;
 }
 

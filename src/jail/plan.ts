@@ -19,6 +19,8 @@ export interface PlanInput {
   workspace: string;
   /** The profile's `paths.write`; absent means the workspace. */
   writeGlobs?: readonly string[];
+  /** `--add-dir` folders (real paths): writable besides, and scanned like, the workspace. */
+  addDirs?: readonly string[];
   /** The profile's `paths.deny`, for absolute globs outside the workspace. */
   denyGlobs: readonly string[];
   /** The gate's own test of an absolute path against `paths.deny`. */
@@ -84,10 +86,22 @@ export async function buildPlan(input: PlanInput): Promise<JailPlan> {
   if (input.writeGlobs && writable.includes(ws)) {
     notes.push("a paths.write glob starts with a wildcard: commands may write the whole workspace");
   }
-  for (const path of writable) mounts.push({ kind: "write", path });
   const under = (p: string) => writable.some((w) => p === w || p.startsWith(w + sep));
+  const added = (input.addDirs ?? []).filter((d) => !under(d));
+  writable.push(...added);
+  for (const path of writable) mounts.push({ kind: "write", path });
 
   const scan = await scanWorkspace(ws, input.denied, { skip: [input.dataDir] });
+  // An added folder hides what paths.deny matches and its sockets like the workspace does.
+  for (const dir of added) {
+    const more = await scanWorkspace(dir, input.denied, { skip: [input.dataDir] });
+    scan.denyFiles.push(...more.denyFiles);
+    scan.denyDirs.push(...more.denyDirs);
+    scan.sockets.push(...more.sockets);
+    scan.gitDirs.push(...more.gitDirs);
+    scan.denyLinks.push(...more.denyLinks);
+    scan.truncated ||= more.truncated;
+  }
   if (scan.truncated) {
     notes.push("the workspace is too large to scan whole; deny rules apply to what was scanned");
   }

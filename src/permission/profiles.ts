@@ -62,6 +62,11 @@ export interface Profile {
     /** Absent: writes inside the workspace. Present: exactly these globs. */
     write?: readonly string[];
     deny: readonly string[];
+    /**
+     * `--add-dir` folders (real paths): read and written like the workspace, whatever
+     * `write` says; `deny` still holds in them, its relative globs from each folder too.
+     */
+    dirs?: readonly string[];
   };
   /** Absent: any host. */
   fetchHosts?: readonly string[];

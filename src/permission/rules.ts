@@ -20,8 +20,11 @@ export class ProfileRules {
   readonly #hosts: HostPatterns | undefined;
   readonly #mcp: "all" | Map<string, (tool: string) => boolean>;
   readonly #mcpNames: Array<(name: string) => boolean>;
+  /** `--add-dir` folders: read and written like the workspace, never against `deny`. */
+  readonly #dirs: readonly string[];
 
   constructor(readonly profile: Profile, readonly workspace: string) {
+    this.#dirs = profile.paths.dirs ?? [];
     this.#deny = new PathGlobs(profile.paths.deny, { anyDepth: true });
     this.#read = new PathGlobs(profile.paths.read);
     this.#write = profile.paths.write ? new PathGlobs(profile.paths.write) : undefined;
@@ -56,7 +59,7 @@ export class ProfileRules {
    * Paths: deny globs first, then writes against paths.write (or the workspace), then
    * reads. A shell's redirections pass the same rules, except that harmless devices
    * (/dev/null, /dev/stderr, /dev/fd/N, …) and the jail's private scratch folders are
-   * allowed.
+   * allowed. An `--add-dir` folder counts as workspace for writes and reads.
    */
   checkPaths(access: Access): Decision {
     const abs = (list?: string[]) => (list ?? []).map((p) => absolutePath(p, this.workspace));
@@ -65,7 +68,7 @@ export class ProfileRules {
     const shellWrites = abs(access.redirects?.writes);
     const shellReads = abs(access.redirects?.reads);
     for (const path of [...writes, ...reads, ...shellWrites, ...shellReads]) {
-      if (this.#deny.matches(path, this.workspace)) {
+      if (this.#denied(path)) {
         return { allow: false, rule: "paths.deny", reason: `path is denied: ${path}` };
       }
     }
@@ -78,9 +81,8 @@ export class ProfileRules {
 
   #checkWrites(writes: string[]): Decision | undefined {
     for (const path of writes) {
-      const ok = this.#write
-        ? this.#write.matches(path, this.workspace)
-        : isInside(path, this.workspace);
+      const ok = this.#added(path) ||
+        (this.#write ? this.#write.matches(path, this.workspace) : isInside(path, this.workspace));
       if (!ok) {
         return {
           allow: false,
@@ -94,18 +96,32 @@ export class ProfileRules {
 
   #checkReads(reads: string[]): Decision | undefined {
     for (const path of reads) {
-      if (!isInside(path, this.workspace) && !this.#read.matches(path, this.workspace)) {
+      if (!this.#readableAt(path)) {
         return { allow: false, rule: "paths.read", reason: `read outside allowed paths: ${path}` };
       }
     }
     return undefined;
   }
 
+  /** Deny globs: from the workspace, and a relative glob from an `--add-dir` folder too. */
+  #denied(path: string): boolean {
+    if (this.#deny.matches(path, this.workspace)) return true;
+    return this.#dirs.some((dir) => isInside(path, dir) && this.#deny.matches(path, dir));
+  }
+
+  #added(path: string): boolean {
+    return this.#dirs.some((dir) => isInside(path, dir));
+  }
+
+  #readableAt(path: string): boolean {
+    return isInside(path, this.workspace) || this.#read.matches(path, this.workspace) ||
+      this.#added(path);
+  }
+
   /** Whether a read of `path` (absolute, symlink-resolved) passes the deny and read rules. */
   readable(path: string): boolean {
     const abs = absolutePath(path, this.workspace);
-    if (this.#deny.matches(abs, this.workspace)) return false;
-    return isInside(abs, this.workspace) || this.#read.matches(abs, this.workspace);
+    return !this.#denied(abs) && this.#readableAt(abs);
   }
 
   /** Hosts (`host:port`) against `fetch.hosts`; no list means any host. */

@@ -152,3 +152,32 @@ Deno.test("plan: a data dir the cache creates ignores itself in git; an ephemera
     await Deno.remove(ws, { recursive: true });
   }
 });
+
+Deno.test("plan: an --add-dir folder is writable, and its denied files and git config are not", async () => {
+  const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-plan-" }));
+  const extra = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-plan-extra-" }));
+  try {
+    await Deno.mkdir(`${extra}/.git/hooks`, { recursive: true });
+    await Deno.writeTextFile(`${extra}/.env`, "x");
+    const deny = new PathGlobs([".env"], { anyDepth: true });
+    const plan = await buildPlan({
+      workspace: ws,
+      addDirs: [extra, `${ws}/inside`],
+      denyGlobs: [".env"],
+      denied: (p) => deny.matches(p, ws),
+      dataDir: `${ws}/.mopac`,
+      hide: [],
+      network: { mode: "none" },
+      persistCache: false,
+    });
+    const of = (kind: string) => plan.mounts.filter((m) => m.kind === kind).map((m) => m.path);
+    // A folder inside the workspace is writable already: no second mount.
+    assert.deepEqual(of("write"), [ws, extra]);
+    assert.ok(of("read-only").includes(`${extra}/.git/hooks`));
+    assert.ok(of("read-only").includes(`${extra}/.git/config`));
+    assert.deepEqual(of("hide-file"), [`${extra}/.env`]);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+    await Deno.remove(extra, { recursive: true });
+  }
+});

@@ -224,3 +224,35 @@ Deno.test("coder: writes inside the workspace, reads outside need paths.read", a
     "paths.read",
   );
 });
+
+Deno.test("--add-dir folders: read and written like the workspace, paths.deny still holds", async () => {
+  const cfg = {
+    agents: {
+      narrow: {
+        allowed_tools: ["view", "write"],
+        paths: { write: ["src/**"], deny: ["secrets/**", "*.pem"] },
+      },
+    },
+  };
+  const base = resolveProfile("narrow", cfg);
+  const profile = { ...base, paths: { ...base.paths, dirs: ["/extra"] } };
+  const gate = createGate({ profile, workspace: "/w" });
+  const write = (path: string) =>
+    gate.check({ tool: "write", input: {}, access: { writes: [path] } });
+  const view = (path: string) => gate.check({ tool: "view", input: {}, access: { reads: [path] } });
+  assert.deepEqual(await write("/extra/out/a.txt"), { allow: true });
+  assert.deepEqual(await view("/extra/b.txt"), { allow: true });
+  // paths.write still narrows the workspace; other places stay out.
+  denied(await write("/w/docs/x.md"), "paths.write");
+  denied(await write("/extrax/a"), "paths.write");
+  denied(await view("/etc/passwd"), "paths.read");
+  // Deny globs: slash-less ones anywhere, relative ones from the added folder too.
+  denied(await write("/extra/key.pem"), "paths.deny");
+  denied(await view("/extra/secrets/token"), "paths.deny");
+  // Without the folder the same write is refused.
+  const plain = createGate({ profile: base, workspace: "/w" });
+  denied(
+    await plain.check({ tool: "write", input: {}, access: { writes: ["/extra/a"] } }),
+    "paths.write",
+  );
+});
