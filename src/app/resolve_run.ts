@@ -17,10 +17,12 @@ import { type ResolveContext, resolveModel } from "../catalog/mod.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import {
   applyNarrowing,
+  narrowProfile,
   type Profile,
   resolveProfile,
   withinParent,
 } from "../permission/profiles.ts";
+import { applyFlagRules } from "../permission/flag_rules.ts";
 import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
@@ -77,6 +79,9 @@ export interface RunOptions {
   settings?: string[];
   /** `--add-dir`: more folders the file tools and the OS jail may write (relative to cwd). */
   addDirs?: string[];
+  /** `--allow` / `--deny`: rules added to the active profile for this run (flag_rules.ts). */
+  allowRules?: string[];
+  denyRules?: string[];
 }
 
 /** The profile `agent` tool calls run with. */
@@ -104,7 +109,10 @@ export interface ResolvedRun {
   jail: JailChoice;
   /** The session `-C` or `-s` continues. */
   resume?: ResumeTarget;
-  /** What the run should say on stderr before it starts (e.g. a model not restored). */
+  /**
+   * What the run should say on stderr before it starts (a model not restored, an
+   * `--allow` with nothing to add).
+   */
   notes: string[];
 }
 
@@ -130,6 +138,8 @@ type ResolveArgs =
     | "trustProject"
     | "settings"
     | "addDirs"
+    | "allowRules"
+    | "denyRules"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -187,7 +197,16 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   const { config } = loaded;
   const { narrowing } = loaded.project;
   // The operator's profile and limits first: what the project narrows is measured against them.
-  const operatorProfile = resolveProfile(args.agent, config, { tools: args.tools });
+  // --allow before --tools (which may narrow what it added), --deny last.
+  const allowed = applyFlagRules(resolveProfile(args.agent, config), {
+    allow: args.allowRules ?? [],
+    deny: [],
+  });
+  const narrowed = args.tools === undefined
+    ? allowed.profile
+    : narrowProfile(allowed.profile, args.tools, "flag");
+  const denials = { allow: [], deny: args.denyRules ?? [] };
+  const operatorProfile = applyFlagRules(narrowed, denials).profile;
   const addDirs = await resolveAddDirs(args.addDirs, { cwd, loaded });
   const profile = withAddDirs(applyNarrowing(operatorProfile, narrowing), addDirs);
   const ctx: ResolveContext = {
@@ -305,13 +324,13 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     required: requiredNeeds(needs),
     jail,
     resume,
-    notes,
+    notes: [...allowed.notes.map((n) => `mopac: ${n}`), ...notes],
   };
 }
 
 /**
  * The task profile within the run's own (a child never does what its parent may
- * not: `--tools`, `fetch.hosts`, `paths.deny` and the rest carry over), and its
+ * not: `--tools`, `--deny`, `fetch.hosts`, `paths.deny` and the rest carry over), and its
  * model: the one it names, or else the small model.
  */
 function resolveSubAgent(

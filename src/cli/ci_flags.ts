@@ -14,6 +14,9 @@ export const CI_RUN_OPTIONS = {
   fork: { type: "boolean" },
   /** `--add-dir DIR`, repeatable: another folder the file tools and the OS jail may write. */
   "add-dir": { type: "string", multiple: true },
+  /** `--allow RULE` / `--deny RULE`, repeatable: the profile's rules for one run (flag_rules.ts). */
+  allow: { type: "string", multiple: true },
+  deny: { type: "string", multiple: true },
 } as const;
 
 /** What the CI flags ask of a run. */
@@ -24,6 +27,9 @@ export interface CiRunArgs {
   fork: boolean;
   /** `--add-dir` folders as typed (relative to --cwd). */
   addDirs: string[];
+  /** `--allow` and `--deny` rules as typed. */
+  allowRules: string[];
+  denyRules: string[];
 }
 
 type Values = {
@@ -61,6 +67,8 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     sessionId: sessionIdFlag(v["session-id"]),
     fork: v.fork === true,
     addDirs: v["add-dir"] ?? [],
+    allowRules: v.allow ?? [],
+    denyRules: v.deny ?? [],
   };
 }
 

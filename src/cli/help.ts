@@ -61,6 +61,10 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --tools LIST         narrow the agent's tools, comma-separated
       --add-dir DIR        another folder the file tools and the OS jail may write
                            (repeatable; paths.deny still holds there)
+      --allow RULE         extend the profile for this run (TOOL, bash:PATTERN, fetch:HOST),
+                           only within its flag_allow; repeatable
+      --deny RULE          narrow the profile for this run (TOOL, mcp_* glob, bash:PATTERN,
+                           path:GLOB); repeatable
       --output-schema FILE the final answer must be JSON valid against this schema
       --dry-run            resolve everything and print it; no model call
       --record FILE        record model traffic to a cassette

@@ -38,6 +38,9 @@ export const AgentSchema = z
       deny: Patterns.optional(),
     }).optional(),
     fetch: z.strictObject({ hosts: Patterns.optional() }).optional(),
+    flag_allow: Patterns.optional().describe(
+      "Rules --allow may add for one run: TOOL, bash:PATTERN, fetch:HOST",
+    ),
     ...LimitFields,
   })
   .superRefine((agent, ctx) => {

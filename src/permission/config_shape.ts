@@ -29,6 +29,8 @@ export interface AgentInput extends LimitsInput {
   bash?: { allow?: string[]; deny?: string[]; network?: NetworkInput };
   paths?: { read?: string[]; write?: string[]; deny?: string[] };
   fetch?: { hosts?: string[] };
+  /** Rules `--allow` may add to this profile for one run. */
+  flag_allow?: string[];
 }
 
 /** One `hooks.PreToolUse` entry, crush's format. */

@@ -81,6 +81,8 @@ export interface Profile {
   within?: Profile;
   /** Tools `options.disabled_tools` took away (for messages). */
   disabled?: readonly string[];
+  /** Rules `--allow` may add for one run (flag_rules.ts); absent: none. */
+  flagAllow?: readonly string[];
 }
 
 const BUILTIN_PROFILES: Record<BuiltinProfileName, AgentInput & { mcpAll?: boolean }> = {
@@ -200,6 +202,7 @@ function buildProfile(
     model: entry.model,
     prompt: entry.prompt,
     prompt_file: entry.prompt_file,
+    ...(entry.flag_allow ? { flagAllow: entry.flag_allow } : {}),
   };
 }
 
