@@ -15,7 +15,7 @@ type Streaming =
 
 export class AssistantDraft {
   readonly id: string;
-  readonly #model: string;
+  #model: string;
   readonly #createdAt: number;
   #updatedAt: number;
   #parts: Streaming[] = [];
@@ -58,6 +58,8 @@ export class AssistantDraft {
       case "retry":
         this.#parts = [];
         this.#calls.clear();
+        // The next attempt may run on a fallback model: the message is that model's.
+        if (event.model) this.#model = event.model;
         return true;
     }
   }

@@ -56,9 +56,17 @@ export type AgentEvent =
   }
   /**
    * The request failed and is tried again after `delay_ms`: consumers drop what they
-   * have of message `message_id`, whose next deltas start from scratch.
+   * have of message `message_id`, whose next deltas start from scratch. `model` is set
+   * when the next attempt runs on the fallback model (`--fallback-model`).
    */
-  | { type: "retry"; attempt: number; delay_ms: number; reason: string; message_id: string }
+  | {
+    type: "retry";
+    attempt: number;
+    delay_ms: number;
+    reason: string;
+    message_id: string;
+    model?: string;
+  }
   /** The conversation was summarized to fit the context window. */
   | { type: "summarized"; summary_message_id: string; tokens_before: number }
   /** A model response completed: turn `n`, its usage and cost. */

@@ -165,8 +165,15 @@ async function streamTurn(
           emit({ type: "reasoning", delta: event.delta, message_id: messageId });
         }
         if (event.type === "retry") {
-          const { attempt, delay_ms, reason } = event;
-          emit({ type: "retry", attempt, delay_ms, reason, message_id: messageId });
+          const { attempt, delay_ms, reason, model } = event;
+          emit({
+            type: "retry",
+            attempt,
+            delay_ms,
+            reason,
+            message_id: messageId,
+            ...(model ? { model } : {}),
+          });
         }
         live.changed();
       },

@@ -26,10 +26,11 @@ import { applyFlagRules } from "../permission/flag_rules.ts";
 import { wideningAttempts } from "./widening.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
 import { type Limits, type OnDeny, resolveLimits } from "../agent/limits.ts";
-import { type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
+import { hostOf, type Need, permissionNeeds, requiredNeeds } from "../deno_perms/needs.ts";
 import { transportKind } from "../mcp/config.ts";
 import { oauthMode } from "../mcp/oauth/settings.ts";
 import { readEnv } from "../util/env.ts";
+import { MopacError, SandboxError, UsageError } from "../util/errors.ts";
 import { serversFor } from "./tooling.ts";
 import { type JailChoice, jailChoice, jailedServer, serverNetwork } from "./jail_choice.ts";
 import { jailCommand, jailNeeds } from "../jail/mod.ts";
@@ -79,6 +80,8 @@ export interface RunOptions {
   settings?: string[];
   /** `--add-dir`: more folders the file tools and the OS jail may write (relative to cwd). */
   addDirs?: string[];
+  /** `--fallback-model`: the model a turn is retried on once the main model failed for good. */
+  fallbackModel?: string;
   /** `--allow` / `--deny`: rules added to the active profile for this run (flag_rules.ts). */
   allowRules?: string[];
   denyRules?: string[];
@@ -95,6 +98,8 @@ export interface ResolvedRun {
   profile: Profile;
   model: ResolvedModel;
   smallModel: ResolvedModel;
+  /** `--fallback-model`, resolved. */
+  fallbackModel?: ResolvedModel;
   /**
    * How `agent` tool calls run: the task profile, on the model it names or else the
    * small model. Absent when the run's profile does not offer `agent`.
@@ -140,6 +145,7 @@ type ResolveArgs =
     | "addDirs"
     | "allowRules"
     | "denyRules"
+    | "fallbackModel"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -234,6 +240,9 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   const smallModel = config.models?.small || args.smallModel
     ? withKeyVar(resolveModel("small", ctx), loaded)
     : model;
+  const fallbackModel = args.fallbackModel === undefined
+    ? undefined
+    : withKeyVar(resolveFlagModel(args.fallbackModel, "--fallback-model", ctx), loaded);
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel, profile, addDirs)
     : undefined;
@@ -277,7 +286,9 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     tools: offered,
     envVars: [
       ...loaded.referencedEnv,
-      ...[model, smallModel, subAgent?.model].flatMap((m) => [keyVar(m), m?.base_url_env])
+      ...[model, smallModel, subAgent?.model, fallbackModel].flatMap((
+        m,
+      ) => [keyVar(m), m?.base_url_env])
         .filter((v) => v !== undefined),
       // A run under the printed flags must find the same config and trust the project alike.
       ...loaded.envUsed,
@@ -292,6 +303,10 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   });
   needs.push(...jailNeeds(jail), ...addDirNeeds(addDirs, offered));
   needs.push({ kind: "env", variable: CONFIG_ENV_PATTERN, why: "config from the environment" });
+  const fallbackHost = fallbackModel && !args.replay ? hostOf(fallbackModel.base_url) : undefined;
+  if (fallbackHost && !needs.some((n) => n.kind === "net" && n.host === fallbackHost)) {
+    needs.push({ kind: "net", host: fallbackHost, why: "--fallback-model" });
+  }
   for (const [name, s] of Object.entries(servers)) {
     if (!jailedServer(s)) continue;
     const why = `MCP server "${name}" in the OS jail`;
@@ -318,6 +333,7 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     profile,
     model,
     smallModel,
+    ...(fallbackModel ? { fallbackModel } : {}),
     subAgent,
     limits,
     needs,
@@ -345,6 +361,16 @@ function resolveSubAgent(
   const profile = withinParent(withAddDirs(narrowed, addDirs), parent);
   const model = profile.model ? withKeyVar(resolveModel(profile.model, ctx), loaded) : smallModel;
   return { profile, operatorProfile, model };
+}
+
+/** A model a flag names; an unknown one is a usage error naming the flag. */
+function resolveFlagModel(spec: string, flag: string, ctx: ResolveContext): ResolvedModel {
+  try {
+    return resolveModel(spec, ctx);
+  } catch (err) {
+    if (!(err instanceof MopacError) || err instanceof SandboxError) throw err;
+    throw new UsageError(`${flag} ${spec}: ${err.message}`, { hint: err.hint, cause: err });
+  }
 }
 
 /** An untrusted project's caps on the limits of profile `name`: its own and the global ones. */

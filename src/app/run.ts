@@ -35,6 +35,7 @@ import {
   type WiredAgent,
 } from "./wire_agent.ts";
 import type { Provider } from "../provider/types.ts";
+import { type FallbackProvider, type FallbackUse, withFallback } from "../provider/fallback.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { checkBackend } from "../jail/mod.ts";
 import { preloadSdk } from "../provider/openai_client.ts";
@@ -55,7 +56,7 @@ export interface PreparedRun extends AsyncDisposable {
     emit: (e: AgentEvent) => void,
     signal: AbortSignal,
     title?: string,
-  ): Promise<RunOutcome>;
+  ): Promise<RunOutcome & { fallback?: FallbackUse }>;
 }
 
 export async function prepareRun(
@@ -94,7 +95,7 @@ export async function prepareRun(
   const jailVersion = args.dryRun ? await jail.version() : undefined;
   const opened = await openRun(resolved, args, opts.warn, stack);
   opts.onSession?.(opened.session.handle.id);
-  const { shared, wired, small } = await wireRun(
+  const { shared, wired, small, fallback } = await wireRun(
     resolved,
     opened,
     args,
@@ -132,9 +133,9 @@ export async function prepareRun(
         ? {}
         : { project_narrowing: loaded.project.narrowing }),
     }),
-    execute(prompt, emit, signal, title) {
+    async execute(prompt, emit, signal, title) {
       shared.spend.start();
-      return executeAgent(shared, wired, {
+      const outcome = await executeAgent(shared, wired, {
         prompt,
         title,
         limits: resolved.limits,
@@ -143,6 +144,8 @@ export async function prepareRun(
         emit,
         titler: resolved.smallModel === resolved.model ? undefined : small,
       }, owned);
+      // The result says when the run switched to --fallback-model.
+      return fallback?.used ? { ...outcome, fallback: fallback.used } : outcome;
     },
     [Symbol.asyncDispose]: () => owned.disposeAsync(),
   };
@@ -170,7 +173,7 @@ async function openRun(
   stack: AsyncDisposableStack,
 ): Promise<OpenedRun> {
   const { loaded, model } = resolved;
-  const redactor = runSecrets(loaded, [model, resolved.smallModel]);
+  const redactor = runSecrets(loaded, [model, resolved.smallModel, ...fallbackOf(resolved)]);
   const warn = (line: string) => log(redactor.redact(line));
   const store = await openSessionStore(loaded.dataDir, {
     ephemeral: args.ephemeral || args.dryRun,
@@ -207,11 +210,14 @@ async function wireRun(
   jail: RunJail,
   stack: AsyncDisposableStack,
   opts: { signal?: AbortSignal; endingOf?: (err: unknown) => Ending },
-): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider }> {
+): Promise<{ shared: RunShared; wired: WiredAgent; small: Provider; fallback?: FallbackProvider }> {
   const { loaded, profile, cwd } = resolved;
   const { model, session } = opened;
   const providers = new RunProviders(args, resolved, opened.warn);
-  const provider = providers.of(model);
+  const fallback = resolved.fallbackModel
+    ? withFallback(providers.of(model), providers.of(resolved.fallbackModel), opened.warn)
+    : undefined;
+  const provider = fallback ?? providers.of(model);
   const small = resolved.smallModel === resolved.model
     ? provider
     : providers.of(resolved.smallModel);
@@ -253,7 +259,7 @@ async function wireRun(
       },
     },
   }, stack);
-  return { shared, wired, small };
+  return { shared, wired, small, fallback };
 }
 
 /**
@@ -326,4 +332,9 @@ async function quietly(close: () => unknown): Promise<void> {
   } catch {
     // nothing to do
   }
+}
+
+/** The `--fallback-model`, when there is one (its key is a secret of the run too). */
+function fallbackOf(resolved: ResolvedRun): ResolvedModel[] {
+  return resolved.fallbackModel ? [resolved.fallbackModel] : [];
 }

@@ -8,6 +8,7 @@ import type { RunOutcome } from "../agent/types.ts";
 import type { Denial } from "../domain/tool_records.ts";
 import { emptyUsage, type Usage } from "../domain/usage.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
+import type { FallbackUse } from "../provider/fallback.ts";
 
 export type { McpServerStatus };
 
@@ -69,6 +70,8 @@ export interface ResultEvent {
   structured_output?: unknown;
   /** Why the run ended, when it was not a success. */
   error?: string;
+  /** Set when the run switched to its `--fallback-model`. */
+  fallback?: FallbackUse;
 }
 
 /**
@@ -110,7 +113,7 @@ export function initEvent(facts: Omit<InitEvent, "type">): InitEvent {
 
 /** The result of a run that started; `startedMs` is when the command began. */
 export function resultEvent(
-  outcome: RunOutcome,
+  outcome: RunOutcome & { fallback?: FallbackUse },
   ending: Ending,
   run: { session_id: string; startedMs: number },
 ): ResultEvent {
@@ -130,6 +133,7 @@ export function resultEvent(
       ? { structured_output: outcome.structured_output }
       : {}),
     ...(outcome.error ? { error: outcome.error.message } : {}),
+    ...(outcome.fallback ? { fallback: outcome.fallback } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ export const CI_RUN_OPTIONS = {
   fork: { type: "boolean" },
   /** `--add-dir DIR`, repeatable: another folder the file tools and the OS jail may write. */
   "add-dir": { type: "string", multiple: true },
+  /** `--fallback-model P/M`: retry a turn once on this model when the main one fails for good. */
+  "fallback-model": { type: "string" },
   /** `--allow RULE` / `--deny RULE`, repeatable: the profile's rules for one run (flag_rules.ts). */
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
@@ -27,6 +29,7 @@ export interface CiRunArgs {
   fork: boolean;
   /** `--add-dir` folders as typed (relative to --cwd). */
   addDirs: string[];
+  fallbackModel?: string;
   /** `--allow` and `--deny` rules as typed. */
   allowRules: string[];
   denyRules: string[];
@@ -67,6 +70,7 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     sessionId: sessionIdFlag(v["session-id"]),
     fork: v.fork === true,
     addDirs: v["add-dir"] ?? [],
+    fallbackModel: v["fallback-model"],
     allowRules: v.allow ?? [],
     denyRules: v.deny ?? [],
   };

@@ -110,6 +110,9 @@ const Retry = z.strictObject({
   delay_ms: z.int().nonnegative(),
   reason: z.string(),
   message_id: z.string().describe("Drop the text streamed so far for this message"),
+  model: z.string().optional().describe(
+    "Set when the next attempt runs on the fallback model (--fallback-model)",
+  ),
 });
 
 const Summarized = z.strictObject({
@@ -153,6 +156,11 @@ const Result = z.strictObject({
   denials: z.array(Denial),
   structured_output: z.unknown().optional().describe("The parsed answer, with --output-schema"),
   error: z.string().optional().describe("Why the run ended, when it did not succeed"),
+  fallback: z.strictObject({
+    model: z.string().describe("The fallback model the run switched to"),
+    from: z.string().describe("The model that failed"),
+    reason: z.string(),
+  }).optional().describe("Set when the run switched to --fallback-model"),
 }).meta({ id: "result" });
 
 /** One line of `-o stream-json`. */

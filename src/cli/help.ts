@@ -44,6 +44,7 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
 
   -m, --model P/M          large model ("provider/model", or a bare id if unique)
       --small-model P/M    small model (titles, summaries, sub-agents)
+      --fallback-model P/M when the model fails for good (not auth), retry on this one
   -a, --agent NAME         agent profile (default "coder")
   -C, --continue           continue the most recently updated session
   -s, --session ID         continue a session by id or unique prefix

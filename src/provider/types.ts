@@ -28,7 +28,8 @@ export type StreamEvent =
   | { type: "reasoning"; delta: string }
   | { type: "tool_call_start"; index: number; id: string; name: string }
   | { type: "tool_call_delta"; index: number; delta: string }
-  | { type: "retry"; attempt: number; delay_ms: number; reason: string };
+  /** `model`: the attempt about to start runs on another model (`--fallback-model`). */
+  | { type: "retry"; attempt: number; delay_ms: number; reason: string; model?: string };
 
 /** One finished model response. */
 export interface ProviderTurn {
