@@ -9,6 +9,7 @@ import { COMMON_OPTIONS, RUN_OPTIONS } from "./flags.ts";
 import {
   COMPLETIONS_HELP,
   CONFIG_HELP,
+  DOCTOR_HELP,
   MCP_HELP,
   MODELS_HELP,
   RUN_HELP,
@@ -50,6 +51,7 @@ export const CONFIG_OPTIONS = {
   ...HELP_FLAG,
 } as const;
 export const SANDBOX_OPTIONS = { ...RUN_OPTIONS, check: { type: "boolean" } } as const;
+export const DOCTOR_OPTIONS = { ...RUN_OPTIONS, json: { type: "boolean" } } as const;
 
 const withCommon = (options: ParseArgsOptionsConfig) => ({ ...options, ...COMMON_OPTIONS });
 
@@ -100,6 +102,12 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     summary: "the narrowest Deno permission flags for this config",
     help: SANDBOX_HELP,
     options: SANDBOX_OPTIONS,
+    values: RUN_VALUES,
+  },
+  doctor: {
+    summary: "check Deno, permissions, config, the jail, providers and MCP servers",
+    help: DOCTOR_HELP,
+    options: DOCTOR_OPTIONS,
     values: RUN_VALUES,
   },
   completions: {

@@ -17,6 +17,8 @@ Usage: mopac [--cwd DIR] [--config FILE] [--data-dir DIR] [--trust-project] COMM
   mopac sandbox [--check]         the narrowest Deno permission flags for this config;
                                   --check: the OS jail's backend, version and a probe
   mopac completions bash|zsh|fish a completion script for your shell
+  mopac doctor [--json]           check Deno, permissions, config, the jail, providers
+                                  and MCP servers; say what to fix (exit 0: all works)
   mopac --version | --help
 
 Every command that reads config takes --cwd DIR, --config FILE, --data-dir DIR,
@@ -163,6 +165,18 @@ It takes the flags of 'mopac run', since -m, -a, --tools, --record, --replay,
 
       --check              instead: the OS jail this machine gives the model's commands,
                            its version and a probe (exit 2 when no jail works)
+${RUN_FLAG_LINES}
+`;
+
+export const DOCTOR_HELP = `Usage: mopac doctor [--json] [run flags]
+
+Checks Deno's version and permissions, the config, the OS jail, every configured
+provider (a models list request) and every MCP server, and says what to fix.
+Exit 0 only when everything works; otherwise 2 (Deno, config, permissions, jail),
+5 (a provider) or 6 (an MCP server), for the first problem found. It takes the flags
+of 'mopac run', since they change what a run needs:
+
+      --json               one JSON object: {ok, checks: [{check, ok, detail, fix, code}]}
 ${RUN_FLAG_LINES}
 `;
 

@@ -38,6 +38,7 @@ const COMMANDS: Record<string, CommandEntry> = {
   completions: {
     load: async () => (await import("./commands/completions.ts")).completionsCommand,
   },
+  doctor: { load: async () => (await import("./commands/doctor.ts")).doctorCommand },
   // A compiled mopac starting itself inside a session's OS jail (see jail/supervisor.ts).
   [SUPERVISOR_COMMAND]: {
     load: async () => {
