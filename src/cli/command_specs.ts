@@ -44,6 +44,17 @@ export const MCP_OPTIONS = {
   "open-with": { type: "string" },
   ...HELP_FLAG,
 } as const;
+/** `mcp add` and `mcp remove` (commands/mcp_edit.ts parses them). */
+export const MCP_EDIT_OPTIONS = {
+  url: { type: "string" },
+  type: { type: "string" },
+  env: { type: "string", multiple: true },
+  "env-var": { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  required: { type: "boolean" },
+  force: { type: "boolean" },
+  ...HELP_FLAG,
+} as const;
 export const MODELS_OPTIONS = { json: { type: "boolean" }, ...HELP_FLAG } as const;
 export const CONFIG_OPTIONS = {
   sources: { type: "boolean" },
@@ -82,10 +93,11 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     options: withCommon(MODELS_OPTIONS),
   },
   mcp: {
-    summary: "configured MCP servers: list, tools, ping, call",
+    summary: "configured MCP servers: list, tools, ping, call, login, add, remove",
     help: MCP_HELP,
-    options: withCommon(MCP_OPTIONS),
-    subcommands: ["list", "tools", "ping", "call", "login", "logout"],
+    options: withCommon({ ...MCP_OPTIONS, ...MCP_EDIT_OPTIONS }),
+    subcommands: ["list", "tools", "ping", "call", "login", "logout", "add", "remove"],
+    values: { type: ["http", "sse"] },
   },
   config: {
     summary: "show, locate and validate the config",

@@ -10,8 +10,9 @@ Usage: mopac [--cwd DIR] [--config FILE] [--data-dir DIR] [--trust-project] COMM
   mopac run [flags] [PROMPT...]   run the agent on PROMPT (piped stdin is prepended)
   mopac sessions list|show|export|rm|search|reindex
   mopac models [FILTER] [--json]  the catalog and configured providers
-  mopac mcp list|tools|ping|call|login|logout
-                                  configured MCP servers; log in to one behind OAuth
+  mopac mcp list|tools|ping|call|login|logout|add|remove
+                                  configured MCP servers; log in to one behind OAuth;
+                                  add or remove one in your user config
   mopac config show|path|validate
   mopac schema                    JSON Schema of the config file
   mopac sandbox [--check]         the narrowest Deno permission flags for this config;
@@ -120,9 +121,22 @@ export const MCP_HELP = `Usage: mopac mcp COMMAND [--json]
                             log in to an OAuth server: prints the URL (or runs CMD URL)
                             and waits for the browser on a loopback callback
   logout SERVER             forget the stored login
+  add NAME [options] -- COMMAND [ARGS...]
+                            add a stdio server to your user config file, comments kept
+  add NAME --url URL [options]
+                            add an http (or --type sse) server to your user config file
+  remove NAME               remove a server from your user config file
 
       --open-with CMD      login: run CMD URL instead of printing the URL
       --json               one JSON object instead of a table
+      --url URL            add: the server's URL
+      --type T             add: http (default) or sse, with --url
+      --header KEY=VALUE   add: a request header of a --url server (repeatable)
+      --env KEY=VALUE      add: environment of a stdio server (repeatable; "$VAR" expands)
+      --env-var NAME       add: pass mopac's own NAME on to a stdio server (repeatable)
+      --required           add: a run fails (exit 6) when the server does not start
+      --force              add: replace a server of that name
+add and remove come right after 'mcp' and edit $XDG_CONFIG_HOME/mopac/mopac.json.
 ${COMMON_HELP}`;
 
 export const MODELS_HELP = `Usage: mopac models [FILTER] [--json]

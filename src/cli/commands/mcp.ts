@@ -38,6 +38,10 @@ export interface McpCommandIo {
  * (app/tooling.ts), and everything printed is redacted with the run's secrets.
  */
 export async function mcpCommand(argv: string[], io: Io): Promise<number> {
+  // add and remove edit the user's config file: nothing to load or start.
+  if (argv[0] === "add" || argv[0] === "remove") {
+    return await (await import("./mcp_edit.ts")).mcpEditCommand(argv, io);
+  }
   const { rest, load } = splitCommon(argv, io);
   const loaded = await load();
   const { runSecrets } = await import("../../secrets/sources.ts");
