@@ -43,6 +43,10 @@ export interface PromptParts {
   skills: Skill[];
   /** `--output-schema`'s section (answer_check.ts); the prompt's own answer rules defer to it. */
   answerFormat?: string;
+  /** `--system-prompt-file`: replaces the opening and the ending rules (the rest stays). */
+  base?: string;
+  /** `--append-system-prompt`: the last section. */
+  appended?: string;
 }
 
 /** Caps in characters (about 4 characters a token), and lines of `git status`. */
@@ -70,7 +74,8 @@ export function buildSystemPrompt(parts: PromptParts): string {
     skills: parts.skills.length > 0,
   };
   const sections: string[] = [];
-  sections.push(introText(shape), endingText(shape), untrustedText(shape));
+  if (parts.base !== undefined) sections.push(parts.base.trim(), untrustedText(shape));
+  else sections.push(introText(shape), endingText(shape), untrustedText(shape));
   sections.push(environmentBlock(parts.environment, tools.has("bash")));
   if (parts.profilePrompt?.trim()) {
     sections.push(
@@ -98,6 +103,7 @@ export function buildSystemPrompt(parts: PromptParts): string {
     );
   }
   if (parts.answerFormat) sections.push(parts.answerFormat);
+  if (parts.appended?.trim()) sections.push(parts.appended.trim());
   return sections.join("\n\n");
 }
 

@@ -8,6 +8,7 @@ import { isInside } from "../permission/match.ts";
 import { ConfigError } from "../util/errors.ts";
 import { environmentInfo, findContextFiles } from "./project_context.ts";
 import { findSkills } from "./skills.ts";
+import type { SystemPromptFlags } from "./system_prompt_flags.ts";
 
 export async function gatherSystemPrompt(opts: {
   loaded: LoadedConfig;
@@ -21,6 +22,8 @@ export async function gatherSystemPrompt(opts: {
   answerFormat?: string;
   /** A sub-agent's prompt (the `agent` tool's child sessions). */
   subAgent?: boolean;
+  /** `--system-prompt-file` and `--append-system-prompt`. */
+  flags?: SystemPromptFlags;
 }): Promise<string> {
   const { loaded, cwd, profile } = opts;
   const options = loaded.config.options ?? {};
@@ -61,6 +64,8 @@ export async function gatherSystemPrompt(opts: {
     mcpInstructions: opts.mcpInstructions,
     skills,
     answerFormat: opts.answerFormat,
+    ...(opts.flags?.base ? { base: opts.flags.base.text } : {}),
+    ...(opts.flags?.appended !== undefined ? { appended: opts.flags.appended } : {}),
   });
 }
 

@@ -80,6 +80,10 @@ export interface RunOptions {
   settings?: string[];
   /** `--add-dir`: more folders the file tools and the OS jail may write (relative to cwd). */
   addDirs?: string[];
+  /** `-f FILE` (read by the CLI), `--system-prompt-file`, `--append-system-prompt`. */
+  promptFile?: string;
+  systemPromptFile?: string;
+  appendSystemPrompt?: string;
   /** `--fallback-model`: the model a turn is retried on once the main model failed for good. */
   fallbackModel?: string;
   /** `--allow` / `--deny`: rules added to the active profile for this run (flag_rules.ts). */
@@ -146,6 +150,8 @@ type ResolveArgs =
     | "allowRules"
     | "denyRules"
     | "fallbackModel"
+    | "promptFile"
+    | "systemPromptFile"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -325,6 +331,13 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
     const file = resolve(cwd, args.outputLastMessage);
     needs.push({ kind: "write", path: file, why: "--output-last-message" });
     requireFolder(dirname(file), "--output-last-message");
+  }
+  if (args.systemPromptFile) {
+    const path = resolve(cwd, args.systemPromptFile);
+    needs.push({ kind: "read", path, why: "--system-prompt-file" });
+  }
+  if (args.promptFile && args.promptFile !== "-") {
+    needs.push({ kind: "read", path: resolve(cwd, args.promptFile), why: "-f" });
   }
   return {
     cwd,

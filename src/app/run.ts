@@ -21,6 +21,11 @@ import { HookHaltError } from "../util/errors.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import type { OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
+import {
+  loadSystemPromptFlags,
+  type SystemPromptFlags,
+  systemPromptRecord,
+} from "./system_prompt_flags.ts";
 import { type ResolvedRun, resolveRun, type RunOptions } from "./resolve_run.ts";
 import { type Ending, type InitEvent, initEvent } from "./run_events.ts";
 import { projectFacts, projectNotice } from "./load_config.ts";
@@ -87,6 +92,7 @@ export async function prepareRun(
   const outputSchema = args.outputSchema
     ? await (await import("./output_schema.ts")).loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
+  const systemFlags = await loadSystemPromptFlags(args, resolved.cwd);
   await using stack = new AsyncDisposableStack();
   // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.
   const jail = await startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun });
@@ -99,7 +105,7 @@ export async function prepareRun(
     resolved,
     opened,
     args,
-    outputSchema,
+    { outputSchema, systemFlags },
     jail,
     stack,
     { signal: opts.signal, endingOf: opts.endingOf },
@@ -135,6 +141,17 @@ export async function prepareRun(
     }),
     async execute(prompt, emit, signal, title) {
       shared.spend.start();
+      // What shaped this run's prompts, for whoever reads the session later.
+      const inputs = {
+        ...(args.promptFile !== undefined ? { prompt_file: args.promptFile } : {}),
+        ...(systemPromptRecord(systemFlags)
+          ? { system_prompt: systemPromptRecord(systemFlags) }
+          : {}),
+      };
+      // A resumed session says so even when empty: the last run's inputs replace the earlier.
+      if (Object.keys(inputs).length > 0 || opened.session.resumed) {
+        await wired.writer.saveMeta({ run_inputs: inputs });
+      }
       const outcome = await executeAgent(shared, wired, {
         prompt,
         title,
@@ -206,7 +223,7 @@ async function wireRun(
   resolved: ResolvedRun,
   opened: OpenedRun,
   args: RunOptions,
-  outputSchema: OutputSchema | undefined,
+  prompt: { outputSchema?: OutputSchema; systemFlags: SystemPromptFlags },
   jail: RunJail,
   stack: AsyncDisposableStack,
   opts: { signal?: AbortSignal; endingOf?: (err: unknown) => Ending },
@@ -248,10 +265,11 @@ async function wireRun(
         profile,
         mcpInstructions,
         tools,
-        answerFormat: outputSchema?.section,
+        answerFormat: prompt.outputSchema?.section,
+        flags: prompt.systemFlags,
       }),
     loop: {
-      answerCheck: outputSchema?.check,
+      answerCheck: prompt.outputSchema?.check,
       summarizer: loaded.config.options?.disable_auto_summarize ? undefined : {
         provider: small,
         contextWindow: model.context_window,

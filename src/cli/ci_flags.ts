@@ -16,6 +16,12 @@ export const CI_RUN_OPTIONS = {
   "add-dir": { type: "string", multiple: true },
   /** `--fallback-model P/M`: retry a turn once on this model when the main one fails for good. */
   "fallback-model": { type: "string" },
+  /** `-f FILE` (`-` for stdin): the prompt from a file instead of piped stdin. */
+  "prompt-file": { type: "string", short: "f" },
+  /** `--system-prompt-file FILE`: replaces mopac's base instructions. */
+  "system-prompt-file": { type: "string" },
+  /** `--append-system-prompt TEXT`: added at the end of the system prompt. */
+  "append-system-prompt": { type: "string" },
   /** `--allow RULE` / `--deny RULE`, repeatable: the profile's rules for one run (flag_rules.ts). */
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
@@ -30,6 +36,9 @@ export interface CiRunArgs {
   /** `--add-dir` folders as typed (relative to --cwd). */
   addDirs: string[];
   fallbackModel?: string;
+  promptFile?: string;
+  systemPromptFile?: string;
+  appendSystemPrompt?: string;
   /** `--allow` and `--deny` rules as typed. */
   allowRules: string[];
   denyRules: string[];
@@ -48,7 +57,7 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     const given = v[name as keyof Values];
     // An empty value is mostly an unset variable (--add-dir "$DIR"): never the default.
     if (Array.isArray(given) ? given.includes("") : given === "") {
-      const shown = name === "set" ? "-c" : `--${name}`;
+      const shown = name === "set" ? "-c" : name === "prompt-file" ? "-f" : `--${name}`;
       if (option.type === "string") {
         throw new UsageError(`${shown} needs a value, got an empty string`);
       }
@@ -71,6 +80,9 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     fork: v.fork === true,
     addDirs: v["add-dir"] ?? [],
     fallbackModel: v["fallback-model"],
+    promptFile: v["prompt-file"],
+    systemPromptFile: v["system-prompt-file"],
+    appendSystemPrompt: v["append-system-prompt"],
     allowRules: v.allow ?? [],
     denyRules: v.deny ?? [],
   };

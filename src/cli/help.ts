@@ -70,6 +70,11 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --deny RULE          narrow the profile for this run (TOOL, mcp_* glob, bash:PATTERN,
                            path:GLOB); repeatable
       --output-schema FILE the final answer must be JSON valid against this schema
+  -f, --prompt-file FILE   read the prompt from FILE (- for stdin); arguments follow it
+      --system-prompt-file FILE
+                           replace mopac's base instructions with FILE's text
+      --append-system-prompt TEXT
+                           add TEXT at the end of the system prompt
       --dry-run            resolve everything and print it; no model call
       --record FILE        record model traffic to a cassette
       --replay FILE        replay a cassette offline

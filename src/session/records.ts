@@ -133,7 +133,8 @@ function isMeta(r: Obj): r is Obj & SessionMeta {
       (d) =>
         isObj(d) &&
         ["tool", "tool_call_id", "input_summary", "rule", "reason"].every((k) => isStr(d[k])),
-    );
+    ) &&
+    opt(r.run_inputs, (i) => isObj(i) && opt(i.prompt_file, isStr) && opt(i.system_prompt, isObj));
 }
 
 function isFileChange(r: Obj): r is Obj & FileChangeRecord {

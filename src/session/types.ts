@@ -39,6 +39,15 @@ export interface SessionMeta {
   usage?: Usage;
   cost_usd?: number;
   denial?: Denial;
+  /**
+   * What shaped the last run's prompts besides its user message: `-f FILE`, and the
+   * system prompt flags (`--system-prompt-file`'s file and text, `--append-system-prompt`).
+   * Written by a run that used one, and by every resumed run (empty when it used none).
+   */
+  run_inputs?: {
+    prompt_file?: string;
+    system_prompt?: { file?: string; text?: string; appended?: string };
+  };
   /** The last run on this session: when it started, and once it ended, how (`sessions list`). */
   last_run?: LastRun;
 }

@@ -17,6 +17,7 @@ import { endingOf, EXIT, explained, reportError } from "../exit_codes.ts";
 import { InterruptedError, UsageError } from "../../util/errors.ts";
 import { interrupts } from "../../util/interrupts.ts";
 import { RunEnding } from "../run_ending.ts";
+import { promptFromFile } from "../prompt_file.ts";
 
 export async function runCommand(argv: string[], io: Io): Promise<number> {
   let args: ReturnType<typeof parseRunArgs>;
@@ -46,7 +47,13 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
   using _lastWords = interrupts.atForcedExit(() => ending.forced());
   try {
     interrupts.throwIfInterrupted();
-    const input = await interrupts.race(readPrompt(args, io));
+    const input = await interrupts.race(
+      args.promptFile === undefined ? readPrompt(args, io) : promptFromFile(args.promptFile, {
+        words: args.prompt,
+        cwd: args.cwd,
+        noStdin: args.noStdin,
+      }),
+    );
     if (input.prompt.trim() === "" && !args.dryRun) {
       throw new UsageError("no prompt given", {
         hint: `pass it as arguments (mopac run "fix the failing test") or pipe it on stdin`,
