@@ -35,6 +35,7 @@ export async function runAgent(deps: LoopDeps, given: LoopInput): Promise<RunOut
   let answerRetries = 0;
 
   const user = userMessage(deps.newId(), input.prompt, started);
+  if (input.images?.length) user.parts.push(...input.images);
   history.push(user);
 
   try {

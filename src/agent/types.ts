@@ -1,6 +1,6 @@
 /** What the agent loop is given and what it returns. The loop itself does no I/O. */
 import type { Provider } from "../provider/types.ts";
-import type { Message } from "../domain/message.ts";
+import type { ImagePart, Message } from "../domain/message.ts";
 import type { ToolRunner } from "./tool_runner.ts";
 import type { SessionWriter } from "../session/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -32,6 +32,8 @@ export interface LoopInput {
   /** Messages of the session so far, oldest first. */
   history: Message[];
   prompt: string;
+  /** Images attached to the prompt (`-i`), sent with it in the user message. */
+  images?: ImagePart[];
   limits: Limits;
   onDeny: OnDeny;
   signal: AbortSignal;

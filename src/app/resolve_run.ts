@@ -38,6 +38,7 @@ import { loadRunConfig } from "./load_config.ts";
 import { requireFile, requireFolder, requireRead } from "./run_inputs.ts";
 import { findResumeTarget, restoreModel, type ResumeTarget } from "./resume_target.ts";
 import { addDirNeeds, resolveAddDirs, withAddDirs } from "./add_dirs.ts";
+import { requireAttachments } from "./attachments.ts";
 
 /**
  * What a run is asked to do, as the composition root needs it. The CLI's parsed
@@ -80,6 +81,8 @@ export interface RunOptions {
   settings?: string[];
   /** `--add-dir`: more folders the file tools and the OS jail may write (relative to cwd). */
   addDirs?: string[];
+  /** `-i FILE`: images attached to the prompt (relative to cwd). */
+  images?: string[];
   /** `-f FILE` (read by the CLI), `--system-prompt-file`, `--append-system-prompt`. */
   promptFile?: string;
   systemPromptFile?: string;
@@ -152,6 +155,7 @@ type ResolveArgs =
     | "fallbackModel"
     | "promptFile"
     | "systemPromptFile"
+    | "images"
   >
   & Partial<Pick<RunOptions, "continue" | "session">>;
 
@@ -249,6 +253,9 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   const fallbackModel = args.fallbackModel === undefined
     ? undefined
     : withKeyVar(resolveFlagModel(args.fallbackModel, "--fallback-model", ctx), loaded);
+  // Images need a model that takes them: the run's (a resumed session's too), and its fallback.
+  if (model) requireAttachments(model, args.images ?? []);
+  if (fallbackModel) requireAttachments(fallbackModel, args.images ?? [], "--fallback-model");
   const subAgent = profile.tools.has("agent")
     ? resolveSubAgent(loaded, ctx, smallModel, profile, addDirs)
     : undefined;
@@ -335,6 +342,9 @@ async function resolvePlan(args: ResolveArgs, modelOptional: boolean): Promise<S
   if (args.systemPromptFile) {
     const path = resolve(cwd, args.systemPromptFile);
     needs.push({ kind: "read", path, why: "--system-prompt-file" });
+  }
+  for (const image of args.images ?? []) {
+    needs.push({ kind: "read", path: resolve(cwd, image), why: "-i" });
   }
   if (args.promptFile && args.promptFile !== "-") {
     needs.push({ kind: "read", path: resolve(cwd, args.promptFile), why: "-f" });

@@ -21,6 +21,7 @@ import { HookHaltError } from "../util/errors.ts";
 import { openChildSession, type OpenedSession, openRunSession } from "./open_session.ts";
 import type { OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
+import { readAttachments } from "./attachments.ts";
 import {
   loadSystemPromptFlags,
   type SystemPromptFlags,
@@ -93,6 +94,7 @@ export async function prepareRun(
     ? await (await import("./output_schema.ts")).loadOutputSchema(args.outputSchema, resolved.cwd)
     : undefined;
   const systemFlags = await loadSystemPromptFlags(args, resolved.cwd);
+  const images = await readAttachments(args.images ?? [], resolved.cwd);
   await using stack = new AsyncDisposableStack();
   // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.
   const jail = await startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun });
@@ -155,6 +157,7 @@ export async function prepareRun(
       const outcome = await executeAgent(shared, wired, {
         prompt,
         title,
+        images,
         limits: resolved.limits,
         onDeny: args.onDeny,
         signal,

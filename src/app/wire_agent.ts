@@ -13,6 +13,7 @@ import type { Limits, OnDeny } from "../agent/limits.ts";
 import { runAgent } from "../agent/loop.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import type { Usage } from "../domain/usage.ts";
+import type { ImagePart } from "../domain/message.ts";
 import type { Provider } from "../provider/types.ts";
 import { createProvider, type ProviderOptions } from "../provider/provider.ts";
 import type { Profile } from "../permission/profiles.ts";
@@ -84,6 +85,8 @@ export interface WiredAgent {
 
 export interface AgentInput {
   prompt: string;
+  /** `-i` images, sent with the prompt. */
+  images?: ImagePart[];
   limits: Limits;
   onDeny: OnDeny;
   signal: AbortSignal;
@@ -199,6 +202,7 @@ export async function executeAgent(
       system: wired.system,
       history: spec.session.history,
       prompt: input.prompt,
+      ...(input.images?.length ? { images: input.images } : {}),
       limits: input.limits,
       onDeny: input.onDeny,
       // A session that can no longer be written stops the run like a signal would.

@@ -22,6 +22,8 @@ export const CI_RUN_OPTIONS = {
   "system-prompt-file": { type: "string" },
   /** `--append-system-prompt TEXT`: added at the end of the system prompt. */
   "append-system-prompt": { type: "string" },
+  /** `-i FILE`, repeatable: an image attached to the prompt. */
+  image: { type: "string", short: "i", multiple: true },
   /** `--allow RULE` / `--deny RULE`, repeatable: the profile's rules for one run (flag_rules.ts). */
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
@@ -37,6 +39,8 @@ export interface CiRunArgs {
   addDirs: string[];
   fallbackModel?: string;
   promptFile?: string;
+  /** `-i` image files as typed. */
+  images: string[];
   systemPromptFile?: string;
   appendSystemPrompt?: string;
   /** `--allow` and `--deny` rules as typed. */
@@ -57,7 +61,13 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     const given = v[name as keyof Values];
     // An empty value is mostly an unset variable (--add-dir "$DIR"): never the default.
     if (Array.isArray(given) ? given.includes("") : given === "") {
-      const shown = name === "set" ? "-c" : name === "prompt-file" ? "-f" : `--${name}`;
+      const shown = name === "set"
+        ? "-c"
+        : name === "prompt-file"
+        ? "-f"
+        : name === "image"
+        ? "-i"
+        : `--${name}`;
       if (option.type === "string") {
         throw new UsageError(`${shown} needs a value, got an empty string`);
       }
@@ -81,6 +91,7 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     addDirs: v["add-dir"] ?? [],
     fallbackModel: v["fallback-model"],
     promptFile: v["prompt-file"],
+    images: v.image ?? [],
     systemPromptFile: v["system-prompt-file"],
     appendSystemPrompt: v["append-system-prompt"],
     allowRules: v.allow ?? [],

@@ -75,6 +75,8 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
                            replace mopac's base instructions with FILE's text
       --append-system-prompt TEXT
                            add TEXT at the end of the system prompt
+  -i, --image FILE         attach an image to the prompt (repeatable; the model must
+                           take images)
       --dry-run            resolve everything and print it; no model call
       --record FILE        record model traffic to a cassette
       --replay FILE        replay a cassette offline
