@@ -11,7 +11,8 @@ import type { RunOutcome } from "../agent/types.ts";
 import type { ResolvedModel } from "../catalog/types.ts";
 import { preflight } from "../deno_perms/needs.ts";
 import { runSecrets } from "../secrets/sources.ts";
-import { openSessionStore, type SessionStore } from "../session/mod.ts";
+import { activeHistory, openSessionStore, type SessionStore } from "../session/mod.ts";
+import type { ImagePart } from "../domain/message.ts";
 import type { AgentResult, AgentRunner } from "../tools/agent.ts";
 import type { ToolContext } from "../tools/types.ts";
 import { ProfileRules } from "../permission/rules.ts";
@@ -56,12 +57,19 @@ export interface PreparedRun extends AsyncDisposable {
   init: InitEvent;
   /** What `--dry-run` prints. */
   describe(): Record<string, unknown>;
-  /** `title`: what the session's title is made of, when not the whole prompt. */
+  /** The run's model takes images (`-i`, images in --input-format stream-json). */
+  acceptsImages: boolean;
+  /**
+   * Runs the agent on one message. Called again (--input-format stream-json), it goes
+   * on in the same session with the next message. `title`: what the session's title is
+   * made of, when not the whole prompt; `more.images` replace `-i`'s.
+   */
   execute(
     prompt: string,
     emit: (e: AgentEvent) => void,
     signal: AbortSignal,
     title?: string,
+    more?: { images?: ImagePart[] },
   ): Promise<RunOutcome & { fallback?: FallbackUse }>;
 }
 
@@ -123,6 +131,20 @@ export async function prepareRun(
     sandbox: jail.info,
     ...projectFacts(loaded, resolved.projectIgnored),
   });
+  let messages = 0;
+  // What shaped this run's prompts, for whoever reads the session later. A resumed
+  // session says so even when empty: the last run's inputs replace the earlier.
+  const recordInputs = async () => {
+    const inputs = {
+      ...(args.promptFile !== undefined ? { prompt_file: args.promptFile } : {}),
+      ...(systemPromptRecord(systemFlags)
+        ? { system_prompt: systemPromptRecord(systemFlags) }
+        : {}),
+    };
+    if (Object.keys(inputs).length > 0 || opened.session.resumed) {
+      await wired.writer.saveMeta({ run_inputs: inputs });
+    }
+  };
   // Execute is the caller's; what was opened is closed when it disposes the run.
   const owned = stack.move();
   return {
@@ -141,24 +163,27 @@ export async function prepareRun(
         ? {}
         : { project_narrowing: loaded.project.narrowing }),
     }),
-    async execute(prompt, emit, signal, title) {
-      shared.spend.start();
-      // What shaped this run's prompts, for whoever reads the session later.
-      const inputs = {
-        ...(args.promptFile !== undefined ? { prompt_file: args.promptFile } : {}),
-        ...(systemPromptRecord(systemFlags)
-          ? { system_prompt: systemPromptRecord(systemFlags) }
-          : {}),
-      };
-      // A resumed session says so even when empty: the last run's inputs replace the earlier.
-      if (Object.keys(inputs).length > 0 || opened.session.resumed) {
-        await wired.writer.saveMeta({ run_inputs: inputs });
+    acceptsImages: opened.model.supports_attachments,
+    async execute(prompt, emit, signal, title, more = {}) {
+      const first = messages++ === 0;
+      if (first) {
+        shared.spend.start();
+        await recordInputs();
+      } else {
+        // Another message (--input-format stream-json): it continues from what the
+        // session holds now, with what is left of the run's token, cost and time limits.
+        const session = wired.spec.session;
+        session.history = activeHistory(await session.handle.load());
+        session.resumed = true;
       }
+      const limits = first
+        ? resolved.limits
+        : { ...shared.spend.remaining(), max_turns: resolved.limits.max_turns };
       const outcome = await executeAgent(shared, wired, {
         prompt,
         title,
-        images,
-        limits: resolved.limits,
+        images: more.images ?? images,
+        limits,
         onDeny: args.onDeny,
         signal,
         emit,

@@ -24,6 +24,8 @@ export const CI_RUN_OPTIONS = {
   "append-system-prompt": { type: "string" },
   /** `-i FILE`, repeatable: an image attached to the prompt. */
   image: { type: "string", short: "i", multiple: true },
+  /** `--input-format text|stream-json`: stream-json reads user messages as JSON lines on stdin. */
+  "input-format": { type: "string" },
   /** `--allow RULE` / `--deny RULE`, repeatable: the profile's rules for one run (flag_rules.ts). */
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
@@ -43,6 +45,8 @@ export interface CiRunArgs {
   images: string[];
   systemPromptFile?: string;
   appendSystemPrompt?: string;
+  /** `stream-json`: a multi-turn run fed JSON lines on stdin (stream_input.ts). */
+  inputFormat: "text" | "stream-json";
   /** `--allow` and `--deny` rules as typed. */
   allowRules: string[];
   denyRules: string[];
@@ -56,7 +60,9 @@ type Values = {
 };
 
 /** The checked values; `v` holds the other run flags too (some are checked against them). */
-export function ciRunArgs(v: Values & { continue?: boolean; session?: string }): CiRunArgs {
+export function ciRunArgs(
+  v: Values & { continue?: boolean; session?: string; "output-format"?: string },
+): CiRunArgs {
   for (const [name, option] of Object.entries(CI_RUN_OPTIONS)) {
     const given = v[name as keyof Values];
     // An empty value is mostly an unset variable (--add-dir "$DIR"): never the default.
@@ -72,6 +78,16 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
         throw new UsageError(`${shown} needs a value, got an empty string`);
       }
     }
+  }
+  const inputFormat = v["input-format"] ?? "text";
+  if (inputFormat !== "text" && inputFormat !== "stream-json") {
+    throw new UsageError(`--input-format takes text or stream-json, got '${inputFormat}'`);
+  }
+  const output = v["output-format"];
+  if (inputFormat === "stream-json" && output !== undefined && output !== "stream-json") {
+    throw new UsageError(`--input-format stream-json needs -o stream-json, got -o ${output}`, {
+      hint: "leave -o out: stream-json input gives stream-json output",
+    });
   }
   const resumes = v.continue === true || v.session !== undefined;
   if (v.fork && !resumes) {
@@ -94,6 +110,7 @@ export function ciRunArgs(v: Values & { continue?: boolean; session?: string }):
     images: v.image ?? [],
     systemPromptFile: v["system-prompt-file"],
     appendSystemPrompt: v["append-system-prompt"],
+    inputFormat,
     allowRules: v.allow ?? [],
     denyRules: v.deny ?? [],
   };

@@ -54,6 +54,8 @@ export const RUN_HELP = `Usage: mopac run [flags] [PROMPT...]
       --fork               with -C or -s: continue in a new session copying the history
       --session-id UUID    the id of the new session (exit 2 when it exists)
   -o, --output-format F    text (default) | json | stream-json
+      --input-format F     text (default) | stream-json: user messages as JSON lines on
+                           stdin, one turn each, stream-json out
   -q, --quiet              no progress on stderr (errors still)
   -v, --verbose            more progress on stderr: each tool call's input
       --color WHEN         auto (default: on a terminal, unless NO_COLOR) | always | never

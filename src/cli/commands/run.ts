@@ -34,6 +34,9 @@ export async function runCommand(argv: string[], io: Io): Promise<number> {
     io.out(RUN_HELP);
     return EXIT.ok;
   }
+  if (args.inputFormat === "stream-json") {
+    return await (await import("../stream_input.ts")).streamInputRun(args, io);
+  }
   const terminal = terminalFor(io, args);
   io = terminal.io;
   const renderer = createRenderer(args.output, io, {
