@@ -157,6 +157,13 @@ export async function prepareRun(
       data_dir: loaded.dataDir,
       workspace: loaded.workspaceRoot,
       limits: resolved.limits,
+      ...(resolved.fallbackModel
+        ? {
+          fallback_model:
+            `${resolved.fallbackModel.provider_id}/${resolved.fallbackModel.model_id}`,
+        }
+        : {}),
+      ...(resolved.profile.paths.dirs?.length ? { add_dirs: resolved.profile.paths.dirs } : {}),
       permissions: resolved.needs,
       sandbox: { ...jail.info, ...(jailVersion ? { version: jailVersion } : {}) },
       ...(isEmptyNarrowing(loaded.project.narrowing)

@@ -52,6 +52,9 @@ export interface CiRunArgs {
   denyRules: string[];
 }
 
+/** How errors name the flags users mostly write short. */
+const SHORT_NAMES: Record<string, string> = { set: "-c", "prompt-file": "-f", image: "-i" };
+
 type Values = {
   [K in keyof typeof CI_RUN_OPTIONS]?: (typeof CI_RUN_OPTIONS)[K] extends { multiple: true }
     ? string[]
@@ -66,17 +69,10 @@ export function ciRunArgs(
   for (const [name, option] of Object.entries(CI_RUN_OPTIONS)) {
     const given = v[name as keyof Values];
     // An empty value is mostly an unset variable (--add-dir "$DIR"): never the default.
-    if (Array.isArray(given) ? given.includes("") : given === "") {
-      const shown = name === "set"
-        ? "-c"
-        : name === "prompt-file"
-        ? "-f"
-        : name === "image"
-        ? "-i"
-        : `--${name}`;
-      if (option.type === "string") {
-        throw new UsageError(`${shown} needs a value, got an empty string`);
-      }
+    if (option.type === "string" && (Array.isArray(given) ? given.includes("") : given === "")) {
+      throw new UsageError(
+        `${SHORT_NAMES[name] ?? `--${name}`} needs a value, got an empty string`,
+      );
     }
   }
   const inputFormat = v["input-format"] ?? "text";

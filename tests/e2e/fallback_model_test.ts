@@ -87,3 +87,11 @@ Deno.test("e2e --fallback-model: an unknown provider or an empty value is exit 2
   }
   assert.equal(ws.fake.requests.length, 0);
 });
+
+Deno.test("e2e --fallback-model: --dry-run names it and makes no request", async () => {
+  await using ws = await workspace({ turns: [] });
+  const r = await ws.run(["run", "--dry-run", "--fallback-model", "fake/fake-fallback", "hi"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).fallback_model, "fake/fake-fallback");
+  assert.equal(ws.fake.requests.length, 0);
+});
