@@ -12,11 +12,13 @@
  * name; `bash:P` when P, read as a command, matches a `bash:` entry's pattern;
  * `fetch:H` when H matches a `fetch:` entry's host pattern). An allow of what the
  * profile allows already (a command when it has no `bash.allow`, a host when it has
- * no `fetch.hosts`) changes nothing and is said so. Nothing here lifts the ban list
- * or `paths.deny`.
+ * no `fetch.hosts`) changes nothing and is said so. A built-in profile fetches only
+ * from listed hosts, so `--allow fetch` there needs `--allow fetch:HOST` too. Nothing
+ * here lifts the ban list or `paths.deny`.
  */
 import { UsageError } from "../util/errors.ts";
 import { BUILTIN_TOOL_NAMES } from "../domain/tool_records.ts";
+import { BUILTIN_PROFILE_NAMES } from "../domain/profile_names.ts";
 import { HostPatterns } from "./match.ts";
 import type { Profile } from "./profiles.ts";
 import { matchesPattern } from "./shell_rules.ts";
@@ -60,6 +62,18 @@ export function applyFlagRules(
       );
     }
     out = allow(out, rule);
+  }
+  // A built-in profile fetches only from listed hosts: an allowed fetch needs its hosts.
+  if (
+    isBuiltin(profile) && out.tools.has("fetch") && !profile.tools.has("fetch") &&
+    !out.fetchHosts?.length
+  ) {
+    throw new UsageError(
+      `--allow fetch: profile "${profile.name}" fetches only from listed hosts`,
+      {
+        hint: "add --allow fetch:HOST for each host (within its flag_allow)",
+      },
+    );
   }
   return { profile: out, notes };
 }
@@ -120,7 +134,11 @@ function allowedAlready(profile: Profile, rule: Rule): string | undefined {
   if (rule.kind === "bash" && profile.tools.has("bash") && profile.bash?.allow === undefined) {
     return `profile "${profile.name}" has no bash.allow list: every command the ban list lets through is allowed`;
   }
-  if (rule.kind === "fetch" && profile.tools.has("fetch") && profile.fetchHosts === undefined) {
+  // A user profile without fetch.hosts fetches from any host; a built-in one from none.
+  if (
+    rule.kind === "fetch" && profile.tools.has("fetch") && profile.fetchHosts === undefined &&
+    !isBuiltin(profile)
+  ) {
     return `profile "${profile.name}" has no fetch.hosts list: every host is allowed`;
   }
   return undefined;
@@ -160,4 +178,8 @@ function allow(profile: Profile, rule: Rule): Profile {
     ...profile,
     fetchHosts: [...profile.fetchHosts ?? [], (rule as { pattern: string }).pattern],
   };
+}
+
+function isBuiltin(profile: Profile): boolean {
+  return (BUILTIN_PROFILE_NAMES as readonly string[]).includes(profile.name);
 }

@@ -70,3 +70,19 @@ Deno.test("--allow of what a profile allows already changes nothing and says so"
   assert.equal(profile.bash?.allow, undefined, "no allow list appears: that would narrow");
   assert.match(notes[0], /no bash\.allow list: every command the ban list lets through/);
 });
+
+Deno.test("--allow fetch on a built-in profile needs its hosts too", () => {
+  const cfg = { agents: { coder: { flag_allow: ["fetch", "fetch:*.corp.example"] } } };
+  const coder = resolveProfile("coder", cfg);
+  assert.equal(coder.tools.has("fetch"), false, "coder offers no fetch without fetch.hosts");
+  assert.throws(
+    () => applyFlagRules(coder, { allow: ["fetch"], deny: [] }),
+    /--allow fetch: profile "coder" fetches only from listed hosts/,
+  );
+  const { profile } = applyFlagRules(coder, {
+    allow: ["fetch:git.corp.example", "fetch"],
+    deny: [],
+  });
+  assert.equal(profile.tools.has("fetch"), true);
+  assert.deepEqual(profile.fetchHosts, ["git.corp.example"]);
+});
