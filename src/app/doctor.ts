@@ -14,6 +14,8 @@ import { errorText } from "../mcp/errors.ts";
 import { MopacError, SandboxError } from "../util/errors.ts";
 import { readEnv } from "../util/env.ts";
 import { checkJail, jailedServersOf } from "./jail.ts";
+import { mcpManagerOptions } from "./tooling.ts";
+import { runSecrets } from "../secrets/sources.ts";
 import { type ResolvedRun, resolveRun, type RunOptions } from "./resolve_run.ts";
 
 export interface DoctorCheck {
@@ -213,7 +215,17 @@ async function mcpChecks(
     if (!(err instanceof MopacError)) throw err;
     return [failed("mcp", err, 2)];
   }
-  const manager = createMcpManager(jailed.servers, { logDir: logsDir(loaded.dataDir), log: warn });
+  // Started exactly as a run starts them: redacted logs, OAuth logins, roots.
+  const redactor = runSecrets(loaded, []);
+  const manager = createMcpManager(
+    jailed.servers,
+    mcpManagerOptions(
+      loaded.config,
+      { dataDir: loaded.dataDir, workspace: loaded.workspaceRoot },
+      redactor,
+      (line) => warn(redactor.redact(line)),
+    ),
+  );
   try {
     await manager.start();
     return await Promise.all(
