@@ -89,7 +89,7 @@ Deno.test("e2e --fallback-model: an unknown provider or an empty value is exit 2
 });
 
 Deno.test("e2e --fallback-model: --dry-run names it and makes no request", async () => {
-  await using ws = await workspace({ turns: [] });
+  await using ws = await workspace({ models: SERVED, turns: [] });
   const r = await ws.run(["run", "--dry-run", "--fallback-model", "fake/fake-fallback", "hi"]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).fallback_model, "fake/fake-fallback");
