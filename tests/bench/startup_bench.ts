@@ -8,8 +8,7 @@
  * It also checks that `--version` and `--help` load no npm package: from the static
  * graph of main.ts (`deno info --json`, dynamic imports left out) and from the modules
  * Deno actually evaluates (DENO_LOG=debug lists each one).
- * Peak RSS comes from `/usr/bin/time -v` when it works here, else from polling VmHWM
- * in /proc/<pid>/status.
+ * Wall time, CPU and peak RSS come from tests/bench/_process.ts (wait4's rusage).
  * Run: deno run --allow-all tests/bench/startup_bench.ts [--runs 10]
  */
 import { parseArgs } from "node:util";
@@ -24,6 +23,8 @@ if (Deno.args[0] === "--probe-run-path") {
 const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
 const { scriptText } = await import("../_support/fake_openai.ts");
 const { FAKE_ENV, workspace } = await import("../_support/workspace.ts");
+const { measureProcess, measuringTool, median } = await import("./_process.ts");
+type ProcessSample = import("./_process.ts").ProcessSample;
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -42,85 +43,29 @@ interface Case {
   env?: Record<string, string>;
 }
 
-interface Sample {
-  ms: number;
-  rssKb: number;
-}
-
 const decoder = new TextDecoder();
 const tmp = await Deno.makeTempDir({ prefix: "mopac-bench-" });
 const baseEnv = cleanDenoEnv();
 
-async function gnuTimeWorks(): Promise<boolean> {
-  try {
-    const out = await new Deno.Command("/usr/bin/time", {
-      args: ["-v", "-o", `${tmp}/probe.time`, "true"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    const text = await Deno.readTextFile(`${tmp}/probe.time`);
-    return out.success && /Maximum resident set size/.test(text);
-  } catch {
-    return false;
-  }
-}
-const useGnuTime = await gnuTimeWorks();
-
-/** One run of `deno <args>`: wall time seen from here and the child's peak RSS. */
-async function runOnce(c: Case): Promise<Sample> {
-  const env = { ...baseEnv, ...c.env };
-  const timeFile = `${tmp}/run.time`;
-  const [cmd, args] = useGnuTime
-    ? ["/usr/bin/time", ["-v", "-o", timeFile, Deno.execPath(), ...c.args]]
-    : [Deno.execPath(), c.args];
-  const t0 = performance.now();
-  const child = new Deno.Command(cmd, {
-    args,
+/** One run of `deno <args>`: its wall time and peak RSS, measured by _process.ts. */
+async function runOnce(c: Case): Promise<ProcessSample> {
+  const sample = await measureProcess({
+    cmd: [Deno.execPath(), ...c.args],
     cwd: c.cwd,
-    clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let hwm = 0;
-  let done = false;
-  const poll = useGnuTime ? Promise.resolve() : (async () => {
-    while (!done) {
-      hwm = Math.max(hwm, readVmHwm(child.pid));
-      await new Promise((r) => setTimeout(r, 2));
-    }
-  })();
-  const out = await child.output();
-  const ms = performance.now() - t0;
-  done = true;
-  await poll;
-  if (!out.success) {
-    throw new Error(`${c.label} exited ${out.code}: ${decoder.decode(out.stderr).slice(0, 500)}`);
+    env: { ...baseEnv, ...c.env },
+  });
+  if (sample.code !== 0) {
+    throw new Error(`${c.label} exited ${sample.code}: ${sample.stderr.slice(0, 500)}`);
   }
-  if (!useGnuTime) return { ms, rssKb: hwm };
-  const report = await Deno.readTextFile(timeFile);
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(report);
-  return { ms, rssKb: rss ? Number(rss[1]) : NaN };
+  return sample;
 }
-
-function readVmHwm(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0; // exited between polls
-  }
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function measure(c: Case): Promise<void> {
   await runOnce(c); // warm-up: V8 code cache, npm resolution snapshot
-  const samples: Sample[] = [];
+  const samples: ProcessSample[] = [];
   for (let i = 0; i < RUNS; i++) samples.push(await runOnce(c));
   const ms = samples.map((s) => s.ms);
-  const rss = samples.map((s) => s.rssKb / 1024);
+  const rss = samples.map((s) => s.rssMb);
   console.log(
     `${c.label.padEnd(42)} ${median(ms).toFixed(0).padStart(5)} ms  ` +
       `(min ${Math.min(...ms).toFixed(0)}, max ${Math.max(...ms).toFixed(0)})  ` +
@@ -180,7 +125,7 @@ try {
   const runArgs = ["run", ...denoFlags(ws.perms), MAIN, "run", "-o", "json", "say ok"];
   console.log(
     `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores, ${RUNS} runs each ` +
-      `after a warm-up; peak RSS from ${useGnuTime ? "/usr/bin/time -v" : "/proc VmHWM polling"}`,
+      `after a warm-up; peak RSS from ${await measuringTool()}`,
   );
   await measure({ label: "empty Deno script (floor)", args: ["run", `${tmp}/empty.ts`], cwd: tmp });
   await measure({

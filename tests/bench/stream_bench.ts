@@ -9,7 +9,7 @@
  *   fake server shares it), mopac's CPU time and peak RSS, `-o json --ephemeral` for each case, and for the largest text case also
  *   text and stream-json output and a session on disk (snapshots written and indexed).
  * The last lines compare the acceptance figures with their targets.
- * Peak RSS comes from `/usr/bin/time -v` when it works here, else from VmHWM.
+ * Wall time, CPU and peak RSS come from tests/bench/_process.ts (wait4's rusage).
  *
  * Run: deno task bench stream [-- --sizes 20000,200000 --kinds text,reasoning,arguments]
  */
@@ -35,96 +35,22 @@ if (values["provider-case"]) {
 const { cleanDenoEnv, denoFlags, MAIN } = await import("../_support/run_mopac.ts");
 const { scriptText, scriptToolCall } = await import("../_support/fake_openai.ts");
 const { FAKE_ENV, workspace } = await import("../_support/workspace.ts");
+const { measureProcess, measuringTool } = await import("./_process.ts");
 type DeltaKind = import("../_support/delta_stream.ts").DeltaKind;
 
 const SIZES = values.sizes.split(",").map(Number);
 const KINDS = values.kinds.split(",") as DeltaKind[];
 const PIECE = "abcd";
-const decoder = new TextDecoder();
 const tmp = await Deno.makeTempDir({ prefix: "mopac-bench-" });
-const useGnuTime = await gnuTimeWorks();
 
-async function gnuTimeWorks(): Promise<boolean> {
-  try {
-    const out = await new Deno.Command("/usr/bin/time", {
-      args: ["-v", "-o", `${tmp}/probe.time`, "true"],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    return out.success &&
-      /Maximum resident set size/.test(await Deno.readTextFile(`${tmp}/probe.time`));
-  } catch {
-    return false;
-  }
-}
-
-interface Measured {
-  ms: number;
-  rssMb: number;
-  /** User + system CPU seconds of the process (with /usr/bin/time only). */
-  cpuS?: number;
-  stdout: string;
-  code: number;
-  stderr: string;
-}
-
-/** Runs `deno <args>` to its end: wall time, peak RSS and what it printed. */
-async function measure(
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<Measured> {
-  const timeFile = `${tmp}/run.time`;
-  const [cmd, cmdArgs] = useGnuTime
-    ? ["/usr/bin/time", ["-v", "-o", timeFile, Deno.execPath(), ...args]]
-    : [Deno.execPath(), args];
-  const t0 = performance.now();
-  const child = new Deno.Command(cmd, {
-    args: cmdArgs,
+/** Runs `deno <args>` to its end: wall time, CPU, peak RSS and what it printed (_process.ts). */
+async function measure(args: string[], cwd: string, env: Record<string, string>) {
+  const r = await measureProcess({
+    cmd: [Deno.execPath(), ...args],
     cwd,
-    clearEnv: true,
     env: { ...cleanDenoEnv(), ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let hwm = 0;
-  let done = false;
-  const poll = useGnuTime ? Promise.resolve() : (async () => {
-    while (!done) {
-      hwm = Math.max(hwm, vmHwmKb(child.pid));
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  })();
-  const out = await child.output();
-  const ms = performance.now() - t0;
-  done = true;
-  await poll;
-  let rssKb = hwm;
-  let cpuS: number | undefined;
-  if (useGnuTime) {
-    const report = await Deno.readTextFile(timeFile);
-    const field = (name: string) => Number(new RegExp(`${name}: ([\\d.]+)`).exec(report)?.[1]);
-    rssKb = field("Maximum resident set size \\(kbytes\\)");
-    cpuS = field("User time \\(seconds\\)") + field("System time \\(seconds\\)");
-  }
-  return {
-    ms,
-    rssMb: rssKb / 1024,
-    cpuS,
-    stdout: decoder.decode(out.stdout),
-    stderr: decoder.decode(out.stderr),
-    code: out.code,
-  };
-}
-
-function vmHwmKb(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-    return m ? Number(m[1]) : 0;
-  } catch {
-    return 0; // exited between polls
-  }
+  });
+  return { ...r, cpuS: r.cpuMs / 1000 };
 }
 
 const n = (x: number) => x.toLocaleString("en-US");
@@ -184,7 +110,7 @@ async function mopacRun(kind: DeltaKind, count: number, format: string, onDisk =
     }
     const how = `${format}${onDisk ? ", on disk" : ""}`;
     // Wall time includes the fake server, which runs in this process; CPU is mopac's own.
-    const cpu = r.cpuS === undefined ? "" : ` (CPU ${r.cpuS.toFixed(2)} s)`;
+    const cpu = ` (CPU ${r.cpuS.toFixed(2)} s)`;
     console.log(
       `  ${kind.padEnd(10)} ${n(count).padStart(8)}  ${how.padEnd(20)} ` +
         `${(r.ms / 1000).toFixed(2).padStart(6)} s${cpu}  peak RSS ${mb(r.rssMb)}`,
@@ -198,7 +124,7 @@ async function mopacRun(kind: DeltaKind, count: number, format: string, onDisk =
 try {
   console.log(
     `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; ${PIECE.length}-character ` +
-      `deltas; peak RSS from ${useGnuTime ? "/usr/bin/time -v" : "/proc VmHWM polling"}`,
+      `deltas; peak RSS from ${await measuringTool()}`,
   );
   console.log("provider layer (child process per case, best of 3 after a warm-up):");
   let bestRate = 0;
