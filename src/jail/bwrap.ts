@@ -77,19 +77,24 @@ export function bwrapArgs(plan: JailPlan, opts: BwrapOptions = {}): string[] {
 /** `bubblewrap 0.8.0` → "0.8.0"; undefined when bwrap cannot run. */
 export async function bwrapVersion(): Promise<string | undefined> {
   try {
-    const out = await new Deno.Command(BWRAP, {
-      args: ["--version"],
-      clearEnv: true,
-      env: { PATH: pathEnv() },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
+    const out = await runBwrapVersion();
     const text = new TextDecoder().decode(out.stdout).trim();
     return out.success ? text.replace(/^bubblewrap\s+/, "") || text : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** `bwrap --version` as Deno runs it: throws NotFound where bwrap is not on PATH. */
+export function runBwrapVersion(): Promise<Deno.CommandOutput> {
+  return new Deno.Command(BWRAP, {
+    args: ["--version"],
+    clearEnv: true,
+    env: { PATH: pathEnv() },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).output();
 }
 
 /** PATH for bwrap and the programs it starts (from mopac's, when readable). */

@@ -5,7 +5,7 @@
  * cause and whose hint names both fixes: make the backend work, or `--sandbox off`.
  */
 import { JailError } from "../util/errors.ts";
-import { BWRAP, namespaceArgs, pathEnv } from "./bwrap.ts";
+import { BWRAP, namespaceArgs, pathEnv, runBwrapVersion } from "./bwrap.ts";
 import { SANDBOX_EXEC } from "./seatbelt.ts";
 import { parseSurvey, type SurveyRequest, type SurveyResult, surveyScript } from "./survey.ts";
 import type { NetworkPolicy } from "./types.ts";
@@ -116,14 +116,7 @@ function notInstalled(): JailError {
 export async function missingBackend(backend: Backend): Promise<JailError | undefined> {
   if (backend !== "bwrap") return undefined;
   try {
-    await new Deno.Command(BWRAP, {
-      args: ["--version"],
-      clearEnv: true,
-      env: { PATH: pathEnv() },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).output();
+    await runBwrapVersion();
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return notInstalled();
   }
