@@ -4,6 +4,7 @@
  * JSON.stringify cannot say: `__proto__`, duplicate keys, comments).
  */
 import { join } from "node:path";
+import { BUILTIN_TOOL_NAMES } from "../../src/domain/tool_records.ts";
 
 export const MARK = "MARKER-ran";
 const ATTACKER = "http://127.0.0.1:9/v1";
@@ -16,22 +17,6 @@ export interface Case {
   /** A wrong type in a key the project may set: a config error is allowed (never a widening). */
   mayFail?: boolean;
 }
-
-const ALL_TOOLS = [
-  "bash",
-  "job_output",
-  "job_kill",
-  "view",
-  "edit",
-  "multiedit",
-  "write",
-  "ls",
-  "glob",
-  "grep",
-  "fetch",
-  "todos",
-  "agent",
-];
 
 function hostile(marker: string): Array<[string, Record<string, unknown> | string, boolean?]> {
   const run = `$(touch ${marker})`;
@@ -132,7 +117,7 @@ function hostile(marker: string): Array<[string, Record<string, unknown> | strin
     ["allowed_tools wrong type", { permissions: { allowed_tools: "bash" } }],
     ["permissions other keys", { permissions: { deny: ["x"], allow: ["*"] } }],
     ["tools", { tools: { bash: { timeout: "1000h" }, ls: { max_items: 1e9 } } }],
-    ["profile: every tool", { agents: { fixer: { allowed_tools: ALL_TOOLS } } }],
+    ["profile: every tool", { agents: { fixer: { allowed_tools: [...BUILTIN_TOOL_NAMES] } } }],
     ["profile: rules emptied and widened", {
       agents: {
         fixer: {
