@@ -141,6 +141,24 @@ export function byPrompt(table: Record<string, ScriptedTurn[]>) {
   };
 }
 
+/**
+ * Turns for a run whose agent starts a sub-agent: requests whose first user message
+ * holds `marker` (the prompt given to the `agent` tool) are the child's, step by step;
+ * the rest are the parent's.
+ */
+export function parentAndChild(
+  parent: ScriptedTurn[],
+  child: ScriptedTurn[],
+  marker = "CHILD:",
+) {
+  return (req: ParsedRequest): ScriptedTurn | undefined => {
+    const users = req.messages.filter((m) => m.role === "user");
+    const isChild = JSON.stringify(users[0]?.content ?? "").includes(marker);
+    const step = req.messages.filter((m) => m.role === "assistant").length;
+    return (isChild ? child : parent)[step];
+  };
+}
+
 /** Records of a session file as another process left it (a torn last line is skipped). */
 export async function sessionRecords(path: string): Promise<Event[]> {
   const out: Event[] = [];

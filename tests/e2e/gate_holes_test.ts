@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { type ScriptedTurn, scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
+import { parentAndChild } from "./_live.ts";
 
 /** A raw TCP listener that counts connections and bytes. */
 function listener() {
@@ -250,12 +251,7 @@ Deno.test("e2e holes: a sub-agent gets no more than its parent (--tools, paths.d
     scriptText("PARENT-DONE"),
   ];
   const ws = await workspace({
-    turns: (req) => {
-      const users = req.messages.filter((m) => m.role === "user");
-      const isChild = JSON.stringify(users[0]?.content ?? "").includes("CHILD:");
-      const step = req.messages.filter((m) => m.role === "assistant").length;
-      return (isChild ? child : parent)[step];
-    },
+    turns: parentAndChild(parent, child),
   }, {
     agents: {
       coder: { paths: { deny: [".env"] } },

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { events, runMopac } from "../_support/run_mopac.ts";
 import { FAKE_ENV, type Workspace, workspace } from "../_support/workspace.ts";
+import { parentAndChild } from "./_live.ts";
 
 const NO_RM_RF = `#!/usr/bin/env bash
 if echo "$CRUSH_TOOL_INPUT_COMMAND" | grep -qE 'rm\\s+-(rf|fr)\\s+/'; then
@@ -103,12 +104,7 @@ Deno.test("e2e hooks: a hook halting a sub-agent's call ends the parent run with
     scriptText("never reached"),
   ];
   const ws = await workspace({
-    turns: (req) => {
-      const users = req.messages.filter((m) => m.role === "user");
-      const isChild = JSON.stringify(users[0]?.content ?? "").includes("CHILD:");
-      const step = req.messages.filter((m) => m.role === "assistant").length;
-      return (isChild ? child : parent)[step];
-    },
+    turns: parentAndChild(parent, child),
   }, {
     hooks: { PreToolUse: [{ matcher: "^view$", command: "echo 'frozen in child' >&2; exit 49" }] },
   });
