@@ -81,7 +81,7 @@ async function jailServers(
       continue;
     }
     const jailed = await jails.wrap(
-      { command: cfg.command!, args: cfg.args },
+      { command: cfg.command!, args: cfg.args, env: cfg.env },
       serverNetwork(cfg),
       // What an unjailed server would get: the clean base, its env_vars, its env.
       serverEnv(cfg),

@@ -42,7 +42,10 @@ export function baseMounts(): string[] {
 export interface BwrapOptions {
   /** Host path of the proxy's socket, mounted at PROXY_SOCKET_IN_JAIL (hosts mode). */
   proxySocket?: string;
-  /** Executables that must stay visible even when they live under /tmp or /run. */
+  /**
+   * Paths that must stay visible (read-only) even when they live under /tmp or /run:
+   * the supervisor, a jailed MCP server's files. Each must exist.
+   */
   keep?: string[];
 }
 

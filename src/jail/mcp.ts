@@ -26,6 +26,26 @@ export interface JailedCommand {
 
 const BRIDGE_PORT = 3128;
 
+/**
+ * The absolute paths under /tmp the operator's config names for the server (its
+ * program, its arguments, the values of its own `env`, e.g. a script or DENO_DIR):
+ * kept visible, read-only, where the jail's private /tmp would hide them. Only files
+ * and folders, never what mopac's environment merely inherits (TMPDIR and the like).
+ */
+function namedPaths(named: string[]): string[] {
+  return named.filter((v) => /^\/tmp\/./.test(v) && isFileOrFolder(v));
+}
+
+function isFileOrFolder(path: string): boolean {
+  try {
+    const st = Deno.statSync(path);
+    return st.isFile || st.isDirectory;
+  } catch {
+    // Missing, or not readable by mopac: nothing to keep.
+    return false;
+  }
+}
+
 export class McpJails {
   readonly #backend: Backend;
   readonly #plan: Omit<PlanInput, "network">;
@@ -45,7 +65,7 @@ export class McpJails {
    * environment: `baseEnv` (what every child gets) plus the jail's variables.
    */
   async wrap(
-    server: { command: string; args?: string[] },
+    server: { command: string; args?: string[]; env?: Record<string, string> },
     network: NetworkPolicy,
     baseEnv: Record<string, string>,
   ): Promise<JailedCommand> {
@@ -86,7 +106,14 @@ export class McpJails {
         ...program,
       ];
     }
-    const args = [...bwrapArgs(plan, { proxySocket }), "--", ...inner];
+    const args = [
+      ...bwrapArgs(plan, {
+        proxySocket,
+        keep: namedPaths([...program, ...Object.values(server.env ?? {})]),
+      }),
+      "--",
+      ...inner,
+    ];
     return { command: BWRAP, args, env, clearEnv: true };
   }
 

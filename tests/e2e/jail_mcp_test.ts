@@ -12,7 +12,7 @@ import { events } from "../_support/run_mopac.ts";
 import { noJail } from "../_support/jail.ts";
 import { listen, outsideTmp } from "./_jail.ts";
 import { workspace } from "../_support/workspace.ts";
-import { DENO_RUN, START_TIMEOUT_S } from "../_support/deps.ts";
+import { DENO_RUN, denoDir, START_TIMEOUT_S } from "../_support/deps.ts";
 
 const SERVER = fileURLToPath(new URL("./_mcp_probe_server.ts", import.meta.url));
 const CI_SECRET = `ci-secret-${crypto.randomUUID()}`;
@@ -28,6 +28,8 @@ Deno.test({
       command: Deno.execPath(),
       args: [...DENO_RUN, "-A", SERVER],
       start_timeout: START_TIMEOUT_S,
+      // The test run's Deno cache; inside the jail it stays visible even under /tmp.
+      env: { DENO_DIR: denoDir() },
       ...(sandbox ? { sandbox: true } : { env_vars: ["CI_DEPLOY_TOKEN"] }),
     });
     await using ws = await workspace({
