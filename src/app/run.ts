@@ -45,7 +45,6 @@ import type { Provider } from "../provider/types.ts";
 import { type FallbackProvider, type FallbackUse, withFallback } from "../provider/fallback.ts";
 import type { Redactor } from "../secrets/redactor.ts";
 import { checkBackend } from "../jail/mod.ts";
-import { preloadSdk } from "../provider/openai_client.ts";
 import { type RunJail, startJail } from "./jail.ts";
 import { requirePrices } from "./cost_limit.ts";
 
@@ -96,7 +95,6 @@ export async function prepareRun(
   await checkBackend(resolved.jail);
   preflight(resolved.required);
   requirePrices(resolved);
-  if (!args.dryRun) preloadSdk();
   // Ajv is loaded only for a run that has a schema to check.
   const outputSchema = args.outputSchema
     ? await (await import("./output_schema.ts")).loadOutputSchema(args.outputSchema, resolved.cwd)

@@ -1,21 +1,15 @@
 /**
- * Maps whatever one attempt threw (SDK errors, fetch failures, our own stall and
- * cassette errors wrapped by the SDK) onto a ProviderError. Errors that are not
+ * Maps whatever one attempt threw (an HTTP status outside 2xx, fetch failures, our
+ * own stall and cassette errors, possibly wrapped as a cause) onto a ProviderError. Errors that are not
  * about the provider pass through unchanged: a missing Deno permission must
  * reach the CLI as itself (exit 2 naming the flag), and a bug must stay a bug.
  */
 import { ProviderError } from "./errors.ts";
 import type { Exchange } from "./attempt_fetch.ts";
-import { classifyHttpError, classifyStreamError, type ErrorContext } from "./http_errors.ts";
+import { classifyHttpError, type ErrorContext } from "./http_errors.ts";
+import { HttpStatusError } from "./chat_post.ts";
 
 export type AttemptPhase = "request" | "stream";
-
-interface SdkErrorShape {
-  status?: unknown;
-  error?: unknown;
-  headers?: unknown;
-  cause?: unknown;
-}
 
 export function toProviderError(
   e: unknown,
@@ -27,16 +21,11 @@ export function toProviderError(
   const own = ownError(e);
   if (own) return own;
   if (!(e instanceof Error)) return e;
-  const err = e as Error & SdkErrorShape;
+  const err = e;
   if (isNotCapable(err) || isNotCapable(err.cause)) return isNotCapable(err) ? err : err.cause;
-
-  if (typeof err.status === "number") {
-    const headers = err.headers instanceof Headers ? err.headers : new Headers(ex.headers);
-    const text = ex.text() || (err.error === undefined ? "" : JSON.stringify({ error: err.error }));
-    return classifyHttpError(err.status, headers, text, ctx);
+  if (err instanceof HttpStatusError) {
+    return classifyHttpError(err.status, err.headers, ex.text(), ctx);
   }
-  const sdkName = err.constructor?.name ?? "";
-  if (sdkName === "APIError" && err.error !== undefined) return classifyStreamError(err.error, ctx);
 
   const detail = describe(err);
   if (phase === "stream") {
@@ -61,8 +50,8 @@ export function toProviderError(
 }
 
 /**
- * What a failed connection comes down to, from the innermost cause (the SDK wraps
- * fetch's TypeError, which wraps the runtime's error); undefined when it is none of these.
+ * What a failed connection comes down to, from the innermost cause (fetch's TypeError
+ * may wrap the runtime's error); undefined when it is none of these.
  */
 function connectFailure(err: unknown): string | undefined {
   const texts: string[] = [];
@@ -85,7 +74,7 @@ function connectFailure(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Our own errors, possibly wrapped by the SDK as the `cause` of a connection error. */
+/** Our own errors, possibly wrapped as the `cause` of a connection error. */
 function ownError(e: unknown): ProviderError | undefined {
   let cur: unknown = e;
   for (let depth = 0; depth < 4 && cur; depth++) {
@@ -99,7 +88,7 @@ function isNotCapable(e: unknown): boolean {
   return e instanceof Deno.errors.NotCapable;
 }
 
-function describe(err: Error & SdkErrorShape): string {
+function describe(err: Error): string {
   const cause = err.cause instanceof Error ? err.cause.message : "";
   const msg = err.message || err.name;
   return cause && !msg.includes(cause) ? `${msg}: ${cause}` : msg;

@@ -1,6 +1,6 @@
 /**
- * The fetch the SDK uses for one attempt. It sits between the SDK and the
- * network and does three things the SDK cannot: an idle timeout (no bytes for N
+ * The fetch of one attempt (chat_post.ts sends through it). It sits between the request and the
+ * network and does three things on top of fetch: an idle timeout (no bytes for N
  * ms aborts the attempt; every received byte resets the clock, so slow but
  * active streams live), a copy of the raw exchange (for `--record` and for error
  * bodies in any shape), and turning a non-streamed JSON completion (servers that
@@ -15,7 +15,7 @@ import { watchBody } from "./watched_body.ts";
 const HEAD_BYTES = 64 * 1024;
 
 /**
- * What one attempt sent and received, as raw as the SDK saw it. The body is copied
+ * What one attempt sent and received, as raw as it crossed the wire. The body is copied
  * out of each read: a read's bytes are a view into the runtime's 64 KiB buffer, and
  * keeping the view would keep the whole buffer alive for a few bytes of SSE. Only a
  * cassette (`keepBody`) needs the whole body; otherwise its first 64 KiB are kept.

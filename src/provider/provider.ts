@@ -1,6 +1,6 @@
 /**
  * The Provider for one resolved model: builds the request, sends each attempt
- * through the SDK with mopac's own retry policy, reads the stream (read_stream.ts)
+ * (chat_post.ts) with mopac's own retry policy, reads the stream (read_stream.ts)
  * into a ProviderTurn with usage and cost. Each retry emits a `retry` event before any
  * delta of the new attempt, so consumers drop the partial message first.
  */
@@ -14,7 +14,7 @@ import { buildChatBody, type ChatBody } from "./request.ts";
 import { attemptFetch, Exchange } from "./attempt_fetch.ts";
 import { toProviderError } from "./attempt_errors.ts";
 import { classifyStreamError, type ErrorContext } from "./http_errors.ts";
-import { ModelClient } from "./openai_client.ts";
+import { postChatCompletion } from "./chat_post.ts";
 import { StreamAssembler } from "./stream_assembler.ts";
 import { readChatStream } from "./read_stream.ts";
 import { decideRetry, DEFAULT_RETRY_POLICY, formatMs, type RetryPolicy } from "./retry.ts";
@@ -56,7 +56,6 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   const recorder = opts.recordPath
     ? new Recorder(opts.recordPath, cassetteSecrets(model))
     : undefined;
-  const sdk = new ModelClient(model);
   const errorContext = (): ErrorContext => ({
     label,
     providerId: model.provider_id,
@@ -72,8 +71,7 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
   ): Promise<ProviderTurn> {
     // Only a cassette needs the whole body; errors and checks need its beginning.
     const ex = new Exchange({ keepBody: recorder !== undefined });
-    using attempt = await sdk.attempt(attemptFetch({ base, idleTimeoutMs, exchange: ex, label }));
-    const client = attempt.client;
+    const attemptFetchImpl = attemptFetch({ base, idleTimeoutMs, exchange: ex, label });
     const asm = new StreamAssembler(onEvent);
     const fail = (e: unknown, phase: "request" | "stream") =>
       toProviderError(e, ex, phase, errorContext(), model.base_url);
@@ -81,13 +79,7 @@ export function createProvider(model: ResolvedModel, opts: ProviderOptions = {})
     try {
       let response: Response;
       try {
-        // The SDK sends the request and raises HTTP errors; the body is read here.
-        response = await client.chat.completions.create(
-          body as unknown as Parameters<typeof client.chat.completions.create>[0] & {
-            stream: true;
-          },
-          { signal, headers: { ...model.extra_headers, ...attempt.headers } },
-        ).asResponse();
+        response = await postChatCompletion(model, body, { fetch: attemptFetchImpl, signal });
       } catch (e) {
         throw fail(e, "request");
       }

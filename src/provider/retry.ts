@@ -1,5 +1,5 @@
 /**
- * mopac's retry policy (the SDK's own retries are off, so failures in the middle
+ * mopac's retry policy (the one place that retries, so failures in the middle
  * of a stream are covered too). Retryable errors wait with exponential backoff
  * and full jitter, and never less than the server asked; a server asking for
  * more than the cap (quota resets measured in hours) fails at once with the

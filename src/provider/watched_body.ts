@@ -1,5 +1,5 @@
 /**
- * A response body as the SDK and the stream reader see it: re-streamed with an idle
+ * A response body as the stream reader sees it: re-streamed with an idle
  * timeout and a copy of every read, read from the network into one reused buffer.
  */
 
