@@ -71,6 +71,32 @@ Deno.test({
   },
 });
 
+/** `pid pgid sid` of the bash that ran the command, as ps sees them. */
+const IDS = "ps -o pid=,pgid=,sid= -p $$";
+
+function leadsOwnGroup(text: string): boolean {
+  const [pid, pgid, sid] = text.trim().split(/\s+/);
+  return pid !== undefined && pid === pgid && pid === sid;
+}
+
+Deno.test({
+  name: "launcher: bash leads its own process group and session, jailed and direct",
+  ignore: noJail("the session jail"),
+  async fn() {
+    const t = await setup();
+    try {
+      const jailed = await t.run(IDS);
+      assert.ok(leadsOwnGroup(jailed.output.text()), jailed.output.text());
+    } finally {
+      await t.close();
+    }
+    // Direct (no launcher): through setsid when it may run, `detached` otherwise.
+    const direct = new ShellProcess({ command: IDS, cwd: "/", env: { PATH: "/usr/bin:/bin" } });
+    await direct.finished;
+    assert.ok(leadsOwnGroup(direct.output.text()), direct.output.text());
+  },
+});
+
 Deno.test({
   name: "launcher: timeouts signal the whole group inside the jail",
   ignore: noJail("signals in the jail"),
