@@ -60,7 +60,7 @@ export function createEditTool(options: EditToolOptions = {}): Tool {
         const file = await loadText(real, info, absolute, options.maxFileBytes);
         const { text, count } = applyReplacement(file.text, args);
         await commitWrite(ctx, real, file.raw, applyStyle(text, file.style));
-        const diff = unifiedDiff(label, file.text, text);
+        const diff = await unifiedDiff(label, file.text, text);
         const what = args.new_string === "" ? "deleted" : "replaced";
         return {
           content: `Edited ${absolute}: ${what} ${count} occurrence${count === 1 ? "" : "s"} ` +

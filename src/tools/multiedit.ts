@@ -109,7 +109,7 @@ export function createMultiEditTool(options: EditToolOptions = {}): Tool {
           );
         }
         await commitWrite(ctx, real, raw, applyStyle(text, style));
-        const diff = unifiedDiff(label, base, text);
+        const diff = await unifiedDiff(label, base, text);
         return {
           content:
             `Edited ${absolute}: applied ${args.edits.length} edits (${replaced} replacements, ` +

@@ -42,7 +42,7 @@ export function createWriteTool(options: EditToolOptions = {}): Tool {
           return { content: `${absolute} already has exactly this content; nothing was written.` };
         }
         await commitWrite(ctx, real, old.raw, args.content);
-        const diff = unifiedDiff(label, old.text, toLf(args.content));
+        const diff = await unifiedDiff(label, old.text, toLf(args.content));
         return {
           content: `Wrote ${absolute} (+${diff.additions} -${diff.removals}).\n\n${
             diffBlock(diff)

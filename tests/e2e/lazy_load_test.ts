@@ -15,6 +15,8 @@ const HEAVY: Record<string, string> = {
   "turndown": "/turndown/",
   "the MCP SDK": "/@modelcontextprotocol/sdk/",
   "the openai SDK": "/openai/",
+  "npm:diff (edit results)": "/registry.npmjs.org/diff/",
+  "npm:ignore (walks)": "/registry.npmjs.org/ignore/",
 };
 
 /** The modules Deno evaluated, from a DENO_LOG=debug run's stderr. */

@@ -85,17 +85,17 @@ Deno.test("gitignore: deeper files win, negations re-include, parents apply up t
   }
 });
 
-Deno.test("unifiedDiff: git-style headers, counts, missing final newline marked", () => {
-  const d = unifiedDiff("src/a.txt", "one\ntwo", "one\nTWO\nthree\n");
+Deno.test("unifiedDiff: git-style headers, counts, missing final newline marked", async () => {
+  const d = await unifiedDiff("src/a.txt", "one\ntwo", "one\nTWO\nthree\n");
   assert.equal(d.additions, 2);
   assert.equal(d.removals, 1);
   assert.equal(
     d.diff,
     "--- a/src/a.txt\n+++ b/src/a.txt\n@@ -1,2 +1,3 @@\n one\n-two\n\\ No newline at end of file\n+TWO\n+three",
   );
-  assert.equal(unifiedDiff("x", "same", "same").diff, "");
+  assert.equal((await unifiedDiff("x", "same", "same")).diff, "");
   assert.match(
-    unifiedDiff("n.txt", null, "hi\n").diff,
+    (await unifiedDiff("n.txt", null, "hi\n")).diff,
     /^--- \/dev\/null\n\+\+\+ b\/n\.txt\n@@ -0,0 \+1,1 @@\n\+hi$/,
   );
 });

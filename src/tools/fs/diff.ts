@@ -1,9 +1,11 @@
 /**
  * Unified diffs for tool results (npm:diff), on LF text so a CRLF file's diff shows
- * the change and not a carriage return on every line.
+ * the change and not a carriage return on every line. npm:diff (18 modules) is loaded
+ * at the first diff: a run that edits nothing does not pay for it at start.
  */
-import { createTwoFilesPatch } from "diff";
 import { truncateOutput } from "../truncate.ts";
+
+let diffLib: Promise<typeof import("diff")> | undefined;
 
 export interface DiffSummary {
   /** Unified diff text (`--- a/…`, `+++ b/…`, hunks); "" when nothing changed. */
@@ -16,10 +18,15 @@ export interface DiffSummary {
 const DIFF_LIMITS = { maxChars: 12_000, maxLines: 400 };
 
 /** Unified diff of `before` → `after` for the file shown as `name` (null = did not exist). */
-export function unifiedDiff(name: string, before: string | null, after: string): DiffSummary {
+export async function unifiedDiff(
+  name: string,
+  before: string | null,
+  after: string,
+): Promise<DiffSummary> {
   const oldText = before ?? "";
   if (oldText === after) return { diff: "", additions: 0, removals: 0 };
   const label = name.replace(/^\/+/, "");
+  const { createTwoFilesPatch } = await (diffLib ??= import("diff"));
   const patch = createTwoFilesPatch(
     before === null ? "/dev/null" : `a/${label}`,
     `b/${label}`,

@@ -152,7 +152,7 @@ export async function createFile(
     );
   }
   await commitWrite(ctx, real, info === null ? null : "", content);
-  const diff = unifiedDiff(label, info === null ? null : "", content);
+  const diff = await unifiedDiff(label, info === null ? null : "", content);
   return {
     content: `Created ${shown} (${diff.additions} line${diff.additions === 1 ? "" : "s"}).\n\n` +
       diffBlock(diff),

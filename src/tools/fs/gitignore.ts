@@ -3,10 +3,14 @@
  * Deeper .gitignore files win over shallower ones, as in git. Rules from the
  * parents of the walk root apply up to the enclosing git repository's root (or
  * the filesystem root when there is none): the same parent rules ripgrep uses with
- * --no-require-git, so the built-in search and rg see the same files.
+ * --no-require-git, so the built-in search and rg see the same files. npm:ignore (a
+ * CommonJS package) is loaded at the first .gitignore read, not at start.
  */
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
 import * as path from "node:path";
+
+type MakeIgnore = (options: { allowRelativePaths: boolean }) => Ignore;
+let makeIgnore: Promise<MakeIgnore> | undefined;
 
 export type IgnoreVerdict = "ignored" | "unignored" | "none";
 
@@ -42,6 +46,7 @@ export class GitIgnoreTree {
     } catch {
       return; // none, unreadable, or outside what Deno may read: no rules from it
     }
+    const ignore = await (makeIgnore ??= import("ignore").then((m) => m.default));
     this.#rules.set(dir, ignore({ allowRelativePaths: true }).add(text));
   }
 
