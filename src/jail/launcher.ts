@@ -1,6 +1,7 @@
 /**
  * The bash tool's launcher when commands are jailed: the session's one jail,
- * started on the first command (a run that never calls bash never pays for it),
+ * started when the first command is checked (a run that never calls bash never pays
+ * for it; the start runs while the gate parses the command),
  * started again on the next command if it ended (its /tmp and background jobs are
  * then gone, and mopac says so), and ended with the run.
  */
@@ -78,6 +79,11 @@ export class JailLauncher implements ShellLauncher {
       (err) => child.failed(`the jail could not start: ${(err as Error).message}`),
     );
     return child;
+  }
+
+  prepare(): void {
+    if (this.#disposed || this.#jail) return;
+    this.#running().catch(() => {});
   }
 
   async dispose(): Promise<void> {

@@ -76,6 +76,12 @@ export interface ShellLauncher {
     defaults: Readonly<Record<string, string>>;
     forced: Readonly<Record<string, string>>;
   };
+  /**
+   * Starts what a command will need (the jail) without waiting for it, so that the
+   * start overlaps the gate's work on the command; never throws (a failed start shows
+   * at the next spawn). Nothing of the model's reaches the jail before a spawn.
+   */
+  prepare?(): void;
   /** Never throws: a jail that cannot start shows up as the command's output and exit 126. */
   spawn(spec: ShellSpawn): ShellChild;
   /** Ends every command and the jail itself. */

@@ -95,6 +95,8 @@ export function createBashTool(opts: BashToolOptions): Tool {
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     async access(input, ctx): Promise<Access> {
+      // The jail's start (child processes) overlaps the parser's load and the gate.
+      opts.launcher?.prepare?.();
       const [{ parseShell }, { redirectPaths }] = await shellParser();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });

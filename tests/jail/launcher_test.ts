@@ -205,6 +205,43 @@ Deno.test({
   },
 });
 
+/** The bwrap processes this test process started (the jails it has running). */
+async function ownJails(): Promise<number> {
+  const out = await new Deno.Command("ps", {
+    args: ["-o", "args=", "--ppid", String(Deno.pid)],
+    stdout: "piped",
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => /^\S*bwrap /.test(l))
+    .length;
+}
+
+Deno.test({
+  name: "launcher: prepare starts the jail without a command, and the next command uses it",
+  ignore: noJail("the session jail"),
+  async fn() {
+    const t = await setup();
+    try {
+      assert.equal(await ownJails(), 0);
+      t.launcher.prepare();
+      t.launcher.prepare(); // a second call while it starts does not start another
+      const deadline = Date.now() + 10_000;
+      while ((await ownJails()) === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(await ownJails(), 1, "the jail runs before any command was sent");
+      const p = await t.run("echo in-jail; cat /proc/1/comm");
+      assert.equal(p.output.text(), "in-jail\nbwrap\n");
+      assert.equal(await ownJails(), 1, "the command ran in the prepared jail");
+    } finally {
+      await t.close();
+    }
+    assert.equal(await ownJails(), 0);
+    t.launcher.prepare(); // after dispose: nothing starts
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await ownJails(), 0);
+  },
+});
+
 Deno.test({
   name: "launcher: in a git worktree, commits work and the repository's hooks stay read-only",
   ignore: noJail("git worktrees in the jail"),

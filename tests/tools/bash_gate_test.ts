@@ -9,15 +9,21 @@ import { resolveProfile } from "../../src/permission/profiles.ts";
 import { createBashTool } from "../../src/tools/bash.ts";
 import { createToolRunner } from "../../src/agent/tool_runner.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
+import { directLauncher } from "../../src/jail/direct.ts";
+import type { ShellLauncher } from "../../src/jail/types.ts";
 
-async function setup(agent: string | undefined, bash?: { allow?: string[]; deny?: string[] }) {
+async function setup(
+  agent: string | undefined,
+  bash?: { allow?: string[]; deny?: string[] },
+  launcher?: ShellLauncher,
+) {
   const ws = await Deno.realPath(await Deno.makeTempDir());
   const jobs = new JobManager();
   const profile = resolveProfile(agent, {
     agents: bash ? { fixer: { allowed_tools: ["bash"], bash } } : {},
   });
   const runner = createToolRunner({
-    tools: () => [createBashTool({ jobs })],
+    tools: () => [createBashTool({ jobs, launcher })],
     gate: createGate({ profile, workspace: ws }),
     context: {
       session_id: "s1",
@@ -69,4 +75,23 @@ Deno.test("a profile's bash patterns decide, deny before allow", async () => {
   assert.equal(notListed.denial?.rule, "bash.allow");
   const pushed = await s.call("git status; git push");
   assert.equal(pushed.denial?.rule, "bash.deny:git push*");
+});
+
+Deno.test("the launcher is prepared when a command is checked; a denied one spawns nothing", async () => {
+  const seen: string[] = [];
+  const launcher: ShellLauncher = {
+    ...directLauncher,
+    prepare: () => seen.push("prepare"),
+    spawn: (spec) => {
+      seen.push("spawn");
+      return directLauncher.spawn(spec);
+    },
+  };
+  await using s = await setup(undefined, undefined, launcher);
+  const denied = await s.call("c\\url -s http://127.0.0.1:9/");
+  assert.equal(denied.result.denied, true);
+  assert.deepEqual(seen, ["prepare"], "prepared before the gate, nothing spawned");
+  const ok = await s.call("echo made");
+  assert.equal(ok.result.is_error, false);
+  assert.deepEqual(seen, ["prepare", "prepare", "spawn"]);
 });
