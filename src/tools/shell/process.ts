@@ -7,6 +7,7 @@
  * exported variables, so they can carry over to the next command.
  */
 import { OutputBuffer, type OutputLimits } from "./output.ts";
+import { parseExportListing } from "./export_listing.ts";
 import { finishedWithin } from "../../util/wait.ts";
 import { directLauncher } from "../../jail/direct.ts";
 import type { ShellChild, ShellLauncher } from "../../jail/types.ts";
@@ -96,16 +97,16 @@ export class ShellProcess {
     const before = at < 0 ? this.#channel : this.#channel.slice(0, at);
     if (before) this.output.append(before);
     if (at < 0) return;
-    const fields = this.#channel.slice(at + this.#marker.length).split("\0");
-    const env: Record<string, string> = {};
-    for (const field of fields.slice(1)) {
-      const eq = field.indexOf("=");
-      if (eq > 0) env[field.slice(0, eq)] = field.slice(eq + 1);
+    // The directory, NUL, `export -p`'s listing, NUL, the end mark: without the mark
+    // the state was cut short, and a listing that does not read is no state either.
+    const rest = this.#channel.slice(at + this.#marker.length);
+    const cwdEnd = rest.indexOf("\0");
+    const listingEnd = rest.lastIndexOf(END_MARK);
+    if (cwdEnd < 0 || listingEnd < cwdEnd || rest.slice(listingEnd + END_MARK.length) !== "") {
+      return;
     }
-    // The end mark is the last field; without it the state was cut short.
-    if (fields.at(-1) === "MOPAC_END" || fields.at(-2) === "MOPAC_END") {
-      this.state = { cwd: fields[0], env };
-    }
+    const env = parseExportListing(rest.slice(cwdEnd + 1, listingEnd));
+    if (env) this.state = { cwd: rest.slice(0, cwdEnd), env };
   }
 
   /** Ends the whole process group: SIGTERM, then SIGKILL after a grace period. */
@@ -136,28 +137,19 @@ export class ShellProcess {
   }
 }
 
-/** Every variable name, listed without a subshell: `${!A*}` expands to the names starting with A. */
-const ALL_NAMES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_"].map((c) =>
-  `\${!${c}*}`
-)
-  .join(" ");
+const END_MARK = "\0MOPAC_END\0";
 
 /**
  * The user's command after a one-line prelude: keep the original stderr as fd 9,
  * send stderr to stdout, and report directory and exports on exit. Only bash
- * builtins are used, so a command that breaks PATH still reports its state, and
- * no subshell is forked on bash ≥ 4.4 (`${!name@a}` tells exported ones);
- * older bash (macOS's 3.2) lists them with `compgen -e`.
+ * builtins are used (`builtin`, so functions of the same name do not answer), so a
+ * command that breaks PATH still reports its state, and nothing is forked: the
+ * exports are `export -p`'s listing (export_listing.ts reads it back).
  */
 function wrapScript(command: string, marker: string): string {
   const m = marker.replaceAll("\0", "\\0");
-  const emit = `builtin printf '%s=%s\\0' "$__mopac_n" "\${!__mopac_n}"`;
-  const save =
-    `__mopac_save() { set +eu; local __mopac_n IFS=$' \\t\\n'; { builtin printf '${m}%s\\0' "$PWD"; ` +
-    `if ((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404)); then ` +
-    `for __mopac_n in ${ALL_NAMES}; do [[ \${!__mopac_n@a} == *x* ]] && ${emit}; done; ` +
-    `else for __mopac_n in $(compgen -e); do ${emit}; done; fi; ` +
-    `builtin printf 'MOPAC_END\\0'; } >&9 2>/dev/null; }`;
+  const save = `__mopac_save() { set +eu; { builtin printf '${m}%s\\0' "$PWD"; ` +
+    `builtin export -p; builtin printf '\\0MOPAC_END\\0'; } >&9 2>/dev/null; }`;
   return `${save}; trap __mopac_save EXIT; exec 9>&2 2>&1\n${command}\n`;
 }
 
