@@ -160,3 +160,12 @@ Deno.test("access() hands the parsed script to the gate", async () => {
   const access = await h.tool.access!(input, h.ctx);
   assert.deepEqual(access.shell?.commands.map((c) => c.argv), [["npm", "test"], ["curl", "x"]]);
 });
+
+Deno.test("a call whose state cannot be read leaves the session's directory and exports as they were", async () => {
+  await using h = await harness();
+  await h.run("mkdir -p sub && cd sub && export KEEP=1");
+  const before = { cwd: h.ctx.state.shell.cwd, env: { ...h.ctx.state.shell.env } };
+  assert.deepEqual(before.env, { KEEP: "1" });
+  await h.run("cd / && export OTHER=2 && enable -n export");
+  assert.deepEqual({ cwd: h.ctx.state.shell.cwd, env: h.ctx.state.shell.env }, before);
+});

@@ -26,11 +26,15 @@ const EXPECTED = {
   KEEP: "from-start",
 };
 
-async function stateOf(launcher: ShellLauncher) {
+async function stateOf(
+  launcher: ShellLauncher,
+  locale: Record<string, string> = {},
+  command = SCRIPT,
+) {
   const p = new ShellProcess({
-    command: SCRIPT,
+    command,
     cwd: "/",
-    env: { PATH: "/usr/bin:/bin", HOME: "/root", KEEP: "from-start" },
+    env: { PATH: "/usr/bin:/bin", HOME: "/root", KEEP: "from-start", ...locale },
     launcher,
   });
   await p.finished;
@@ -44,9 +48,17 @@ function exports(env: Record<string, string>): Record<string, string> {
   return rest;
 }
 
-Deno.test("the exports a command leaves are read exactly, without functions or unexported names", async () => {
-  const state = await stateOf(directLauncher);
-  assert.ok(state, "the state was reported");
-  assert.equal(state.cwd, "/");
-  assert.deepEqual(exports(state.env), EXPECTED);
+// C and UTF-8 locales read `export -p` (on bash ≥ 5.2); a Big5 locale walks every name.
+for (const lang of [undefined, "C.UTF-8", "zh_TW.BIG5"]) {
+  Deno.test(`the exports a command leaves are read exactly, LANG=${lang ?? "(none)"}`, async () => {
+    const locale: Record<string, string> = lang ? { LANG: lang } : {};
+    const state = await stateOf(directLauncher, locale);
+    assert.ok(state, "the state was reported");
+    assert.equal(state.cwd, "/");
+    assert.deepEqual(exports(state.env), { ...EXPECTED, ...locale });
+  });
+}
+
+Deno.test("a command that disables the export builtin leaves no state to carry", async () => {
+  assert.equal(await stateOf(directLauncher, {}, "export A=1; enable -n export"), undefined);
 });

@@ -2,13 +2,14 @@
  * Reads what `export -p` prints back into variables. bash lists each exported
  * variable as `declare -x NAME="value"` (`export NAME="value"` in POSIX mode), the
  * value in double quotes with `"`, `\`, `$` and `` ` `` escaped, or as `$'…'` with
- * ANSI-C escapes when it holds characters that do not print (bash ≥ 5.2; older bash
- * keeps newlines raw inside the double quotes, which the reader follows). One builtin
- * call lists them all, where walking every variable name with bash builtins cost
- * about 1.7 ms a command.
+ * ANSI-C escapes when it holds characters that do not print. One builtin call lists
+ * them all, where walking every variable name with bash builtins cost about 1.7 ms a
+ * command. process.ts uses it on bash ≥ 5.2 in a C or UTF-8 locale only: older bash
+ * quotes arrays and control characters differently, and in other multibyte locales a
+ * character's second byte can be a backslash that this reader would take for one.
  *
- * Arrays (never in a child's environment), namerefs and names exported without a
- * value are skipped. Anything else the reader does not know makes the whole listing
+ * Arrays (never in a child's environment), namerefs, names exported without a value
+ * and names that are not identifiers (inherited from bash's own environment) are skipped. Anything else the reader does not know makes the whole listing
  * unreadable (undefined): a state that cannot be read is not carried over.
  */
 
@@ -30,13 +31,19 @@ export function parseExportListing(text: string): Record<string, string> | undef
       i = space + 1;
     } else if (text.startsWith("export ", i)) {
       i += 7;
+      // POSIX mode marks arrays: `export -a NAME=(…)`.
+      const opts = /^-[a-zA-Z]+ /.exec(text.slice(i, i + 12));
+      if (opts) {
+        flags += opts[0].slice(1, -1);
+        i += opts[0].length;
+      }
     } else {
       return undefined;
     }
     let nameEnd = i;
     while (nameEnd < text.length && text[nameEnd] !== "=" && text[nameEnd] !== "\n") nameEnd++;
     const name = text.slice(i, nameEnd);
-    if (!NAME.test(name) || !/^[a-zA-Z-]+$/.test(flags)) return undefined;
+    if (name === "" || !/^[a-zA-Z-]+$/.test(flags)) return undefined;
     i = nameEnd;
     if (text[i] !== "=") continue; // exported, no value: not in a child's environment
     i++;
@@ -44,7 +51,8 @@ export function parseExportListing(text: string): Record<string, string> | undef
     if (!value) return undefined;
     i = value.end;
     if (i < text.length && text[i] !== "\n") return undefined;
-    const skip = /[aAn]/.test(flags) || value.text === undefined;
+    // Names that are not identifiers come from the environment bash started with.
+    const skip = /[aAn]/.test(flags) || value.text === undefined || !NAME.test(name);
     if (!skip) vars[name] = value.text!;
   }
   return vars;
@@ -97,12 +105,12 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  * bytes decode as UTF-8 (as the rest of the channel does).
  */
 function readAnsiC(text: string, at: number): { text: string; end: number } | undefined {
-  const bytes: number[] = [];
+  const bytes = new ByteBuilder();
   const enc = new TextEncoder();
-  const addText = (s: string) => bytes.push(...enc.encode(s));
+  const addText = (s: string) => bytes.add(enc.encode(s));
   for (let i = at; i < text.length; i++) {
     const c = text[i];
-    if (c === "'") return { text: new TextDecoder().decode(new Uint8Array(bytes)), end: i + 1 };
+    if (c === "'") return { text: new TextDecoder().decode(bytes.take()), end: i + 1 };
     if (c !== "\\") {
       // A run of plain text at once: a pair of UTF-16 halves must not be encoded apart.
       let end = i + 1;
@@ -117,18 +125,18 @@ function readAnsiC(text: string, at: number): { text: string; end: number } | un
       addText(SIMPLE_ESCAPES[e]);
     } else if (/[0-7]/.test(e)) {
       const digits = /^[0-7]{1,3}/.exec(text.slice(i, i + 3))![0];
-      bytes.push(parseInt(digits, 8) & 0xff);
+      bytes.byte(parseInt(digits, 8) & 0xff);
       i += digits.length - 1;
     } else if (e === "x" || e === "u" || e === "U") {
       const max = e === "x" ? 2 : e === "u" ? 4 : 8;
       const digits = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(text.slice(i + 1, i + 1 + max));
       if (!digits) return undefined;
       const n = parseInt(digits[0], 16);
-      if (e === "x") bytes.push(n);
+      if (e === "x") bytes.byte(n);
       else addText(String.fromCodePoint(Math.min(n, 0x10ffff)));
       i += digits[0].length;
     } else if (e === "c" && i + 1 < text.length) {
-      bytes.push(text.charCodeAt(++i) & 0x1f);
+      bytes.byte(text.charCodeAt(++i) & 0x1f);
     } else {
       return undefined;
     }
@@ -154,4 +162,28 @@ function skipArray(text: string, at: number): { end: number } | undefined {
     }
   }
   return undefined;
+}
+
+/** Bytes appended in pieces of any size (a value may be megabytes). */
+class ByteBuilder {
+  #buf = new Uint8Array(256);
+  #size = 0;
+
+  add(piece: Uint8Array): void {
+    if (this.#size + piece.length > this.#buf.length) {
+      const grown = new Uint8Array(Math.max(this.#size + piece.length, this.#buf.length * 2));
+      grown.set(this.#buf.subarray(0, this.#size));
+      this.#buf = grown;
+    }
+    this.#buf.set(piece, this.#size);
+    this.#size += piece.length;
+  }
+
+  byte(b: number): void {
+    this.add(Uint8Array.of(b));
+  }
+
+  take(): Uint8Array {
+    return this.#buf.subarray(0, this.#size);
+  }
 }
