@@ -22,15 +22,27 @@ export function spawnDirect(spec: ShellSpawn): ShellChild {
   }).spawn();
   // Killed at exit if mopac has to end while it runs (a forced exit, an uncaught error).
   trackGroup(child.pid);
+  let exited = false;
   return {
     pid: child.pid,
     status: child.status.then((s) => {
+      exited = true;
       untrackGroup(child.pid);
       return { code: s.code, signal: s.signal };
     }),
     stdout: child.stdout,
     stderr: child.stderr,
-    signal: (sig) => void signalGroup(child.pid, sig),
+    signal: (sig) => {
+      // Right after the spawn setsid may not have made the group yet: then the one
+      // process there is gets the signal (not yet reaped, so its pid is still ours).
+      if (signalGroup(child.pid, sig) === "gone" && !exited) {
+        try {
+          child.kill(sig);
+        } catch {
+          // gone meanwhile
+        }
+      }
+    },
   };
 }
 

@@ -83,7 +83,9 @@ export class JailLauncher implements ShellLauncher {
 
   prepare(): void {
     if (this.#disposed || this.#jail) return;
-    this.#running().catch(() => {});
+    // Kept even when it fails: the next spawn reports that failure instead of trying again.
+    const pending = this.#jail = this.#start();
+    pending.catch(() => {});
   }
 
   async dispose(): Promise<void> {
@@ -103,6 +105,7 @@ export class JailLauncher implements ShellLauncher {
    */
   async #running(): Promise<SessionJail> {
     for (;;) {
+      if (this.#disposed) throw new Error("the run is ending; no new commands");
       const pending = this.#jail ??= this.#start();
       let jail: SessionJail;
       try {

@@ -41,6 +41,7 @@ export async function supervisorMain(): Promise<void> {
     return queue;
   };
   const groups = new Map<number, number>();
+  const unreaped = new Map<number, Deno.ChildProcess>();
   // bash must lead its own process group. `detached` makes Deno fork the whole runtime
   // to get one (~3 ms a command); `setsid bash …` gets the same (setsid execs in place:
   // same pid, new session and group) from a plain posix_spawn. Without both programs
@@ -84,21 +85,33 @@ export async function supervisorMain(): Promise<void> {
       return;
     }
     groups.set(msg.id, child.pid);
+    unreaped.set(msg.id, child);
     void send({ t: "started", id: msg.id, pid: child.pid });
     const out = pump(msg.id, 1, child.stdout);
     const errs = pump(msg.id, 2, child.stderr);
-    void child.status.then((s) => send({ t: "exit", id: msg.id, code: s.code, signal: s.signal }));
+    void child.status.then((s) => {
+      unreaped.delete(msg.id);
+      return send({ t: "exit", id: msg.id, code: s.code, signal: s.signal });
+    });
     void Promise.all([out, errs]);
   };
-  const signal = (msg: { id: number; signal: Deno.Signal }) => {
-    const pgid = groups.get(msg.id);
+  // Right after a spawn setsid may not have made the group yet: then the one process
+  // there is gets the signal (not yet reaped, so its pid is still the command's).
+  const kill = (id: number, sig: "SIGTERM" | "SIGKILL") => {
+    const pgid = groups.get(id);
     if (pgid === undefined) return;
     try {
-      Deno.kill(-pgid, msg.signal === "SIGTERM" ? "SIGTERM" : "SIGKILL");
+      Deno.kill(-pgid, sig);
     } catch {
-      // the group is gone
+      try {
+        unreaped.get(id)?.kill(sig);
+      } catch {
+        // gone
+      }
     }
   };
+  const signal = (msg: { id: number; signal: Deno.Signal }) =>
+    kill(msg.id, msg.signal === "SIGTERM" ? "SIGTERM" : "SIGKILL");
   const bridge = async (msg: { port: number; socket: string }) => {
     // socat listens on loopback inside the jail and hands each connection to mopac's
     // proxy through the Unix socket mounted into the jail.
@@ -156,13 +169,7 @@ export async function supervisorMain(): Promise<void> {
     }
   }
   // mopac closed our stdin: end every command, then ourselves (bwrap ends the rest).
-  for (const pgid of groups.values()) {
-    try {
-      Deno.kill(-pgid, "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
+  for (const id of groups.keys()) kill(id, "SIGKILL");
   await queue;
   Deno.exit(0);
 }

@@ -98,6 +98,30 @@ Deno.test({
 });
 
 Deno.test({
+  name: "launcher: a stop right after the start reaches the command, jailed and direct",
+  ignore: noJail("the session jail"),
+  async fn() {
+    const t = await setup();
+    try {
+      await t.run("true"); // the jail is up: the stop below races only the command's start
+      for (const launcher of [t.launcher, undefined]) {
+        const p = new ShellProcess({
+          command: "sleep 30",
+          cwd: launcher ? t.ws : "/",
+          env: { PATH: "/usr/bin:/bin", ...(launcher?.env.forced ?? {}) },
+          launcher,
+          killGraceMs: 10_000,
+        });
+        const exit = await p.stop("aborted");
+        assert.equal(exit.signal, "SIGTERM", `${launcher ? "jailed" : "direct"}: ${exit.signal}`);
+      }
+    } finally {
+      await t.close();
+    }
+  },
+});
+
+Deno.test({
   name: "launcher: timeouts signal the whole group inside the jail",
   ignore: noJail("signals in the jail"),
   async fn() {

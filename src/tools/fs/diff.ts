@@ -26,7 +26,10 @@ export async function unifiedDiff(
   const oldText = before ?? "";
   if (oldText === after) return { diff: "", additions: 0, removals: 0 };
   const label = name.replace(/^\/+/, "");
-  const { createTwoFilesPatch } = await (diffLib ??= import("diff"));
+  const { createTwoFilesPatch } = await (diffLib ??= import("diff").catch((err) => {
+    diffLib = undefined; // a failed load is tried again by the next diff
+    throw err;
+  }));
   const patch = createTwoFilesPatch(
     before === null ? "/dev/null" : `a/${label}`,
     `b/${label}`,

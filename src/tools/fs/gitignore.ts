@@ -46,7 +46,10 @@ export class GitIgnoreTree {
     } catch {
       return; // none, unreadable, or outside what Deno may read: no rules from it
     }
-    const ignore = await (makeIgnore ??= import("ignore").then((m) => m.default));
+    const ignore = await (makeIgnore ??= import("ignore").then((m) => m.default, (err) => {
+      makeIgnore = undefined; // a failed load is tried again by the next .gitignore
+      throw err;
+    }));
     this.#rules.set(dir, ignore({ allowRelativePaths: true }).add(text));
   }
 
