@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { backendFor, missingBackend, probeLinux } from "../../src/jail/probe.ts";
 import { JailError } from "../../src/util/errors.ts";
 import { noJail, noSocat } from "../_support/jail.ts";
+import { fileURLToPath } from "node:url";
+import { DENO_RUN } from "../_support/deps.ts";
+import { cleanDenoEnv } from "../_support/run_mopac.ts";
 import { checkBackend, jailNeeds, prepareJail } from "../../src/jail/mod.ts";
 
 Deno.test("probe: bubblewrap on Linux, sandbox-exec on macOS, none elsewhere (fail closed)", async () => {
@@ -55,20 +58,28 @@ Deno.test("probe: the Deno flags a jail needs, per backend and network mode", ()
   assert.deepEqual(jailNeeds({ ...none, needed: false, network: { mode: "none" } }), []);
 });
 
+/** tests/jail/_probe_path.ts in a process of its own with this PATH (see there why). */
+async function probeWithPath(kind: "bwrap" | "socat", path: string) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [...DENO_RUN, "-A", fileURLToPath(new URL("./_probe_path.ts", import.meta.url)), kind],
+    clearEnv: true,
+    env: { ...cleanDenoEnv(), PATH: path },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(text) as {
+    missing: { error: string; message: string } | null;
+    probe: { error: string; message: string; hint: string };
+  };
+}
+
 Deno.test("probe: bwrap missing from PATH is named, not taken for a missing flag", async () => {
-  const path = Deno.env.get("PATH");
-  Deno.env.set("PATH", "/nonexistent");
-  try {
-    const missing = await missingBackend("bwrap");
-    assert.ok(missing instanceof JailError);
-    assert.match(missing.message, /bubblewrap \(bwrap\) is not installed/);
-    await assert.rejects(
-      probeLinux({ mode: "none" }, { paths: [], walk: [], sockets: [] }),
-      JailError,
-    );
-  } finally {
-    Deno.env.set("PATH", path!);
-  }
+  const r = await probeWithPath("bwrap", "/nonexistent");
+  assert.equal(r.missing?.error, "JailError");
+  assert.match(r.missing!.message, /bubblewrap \(bwrap\) is not installed/);
+  assert.equal(r.probe.error, "JailError");
 });
 
 Deno.test({
@@ -130,18 +141,13 @@ Deno.test({
       new TextDecoder().decode(
         (await new Deno.Command("bash", { args: ["-c", `command -v ${c}`] }).output()).stdout,
       ).trim();
-    for (const c of ["bwrap", "bash"]) await Deno.symlink(await which(c), `${bin}/${c}`);
-    const path = Deno.env.get("PATH")!;
-    Deno.env.set("PATH", bin);
     try {
-      await assert.rejects(
-        probeLinux({ mode: "hosts", hosts: ["example.com"] }, { paths: [], walk: [], sockets: [] }),
-        (err: Error) =>
-          err instanceof JailError && /socat is not installed/.test(err.message) &&
-          /apt-get install socat\); or run commands unjailed/.test((err as JailError).hint ?? ""),
-      );
+      for (const c of ["bwrap", "bash"]) await Deno.symlink(await which(c), `${bin}/${c}`);
+      const { probe } = await probeWithPath("socat", bin);
+      assert.equal(probe.error, "JailError");
+      assert.match(probe.message, /socat is not installed/);
+      assert.match(probe.hint, /apt-get install socat\); or run commands unjailed/);
     } finally {
-      Deno.env.set("PATH", path);
       await Deno.remove(bin, { recursive: true });
     }
   },
