@@ -13,6 +13,8 @@
  * unreadable (undefined): a state that cannot be read is not carried over.
  */
 
+import { SIMPLE_ESCAPES } from "./ansi_c_escapes.ts";
+
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function parseExportListing(text: string): Record<string, string> | undefined {
@@ -83,22 +85,6 @@ function readDoubleQuoted(text: string, at: number): { text: string; end: number
   }
   return undefined;
 }
-
-const SIMPLE_ESCAPES: Record<string, string> = {
-  a: "\x07",
-  b: "\b",
-  e: "\x1b",
-  E: "\x1b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  "?": "?",
-};
 
 /**
  * `$'…'`: escapes become characters, octal and hex escapes become bytes, and the

@@ -14,6 +14,7 @@ import {
   type SglQuoted,
   type Word,
 } from "./sh_syntax.ts";
+import { SIMPLE_ESCAPES } from "./ansi_c_escapes.ts";
 
 export interface ResolvedWord {
   /** The value after quote removal when static; the source text otherwise. */
@@ -149,22 +150,6 @@ function unescapeUnquoted(raw: string): { value: string; expands: boolean } {
 function unescapeDoubleQuoted(raw: string): string {
   return raw.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
 }
-
-const SIMPLE_ESCAPES: Record<string, string> = {
-  a: "\x07",
-  b: "\b",
-  e: "\x1b",
-  E: "\x1b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  "?": "?",
-};
 
 /** Decodes the body of `$'…'` as bash does. */
 export function decodeAnsiC(raw: string): string {
