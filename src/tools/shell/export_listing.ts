@@ -9,10 +9,10 @@
  * character's second byte can be a backslash that this reader would take for one.
  *
  * Arrays (never in a child's environment), namerefs, names exported without a value
- * and names that are not identifiers (inherited from bash's own environment) are skipped. Anything else the reader does not know makes the whole listing
- * unreadable (undefined): a state that cannot be read is not carried over.
+ * and names that are not identifiers (inherited from bash's own environment) are
+ * skipped. Anything else the reader does not know makes the whole listing unreadable
+ * (undefined): a state that cannot be read is not carried over.
  */
-
 import { SIMPLE_ESCAPES } from "./ansi_c_escapes.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
