@@ -1,8 +1,9 @@
 /**
  * Maps whatever one attempt threw (an HTTP status outside 2xx, fetch failures, our
- * own stall and cassette errors, possibly wrapped as a cause) onto a ProviderError. Errors that are not
- * about the provider pass through unchanged: a missing Deno permission must
- * reach the CLI as itself (exit 2 naming the flag), and a bug must stay a bug.
+ * own stall and cassette errors, possibly wrapped as a cause) onto a ProviderError.
+ * Errors that are not about the provider pass through unchanged: a missing Deno
+ * permission must reach the CLI as itself (exit 2 naming the flag), and a bug must
+ * stay a bug.
  */
 import { ProviderError } from "./errors.ts";
 import type { Exchange } from "./attempt_fetch.ts";
