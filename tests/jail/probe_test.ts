@@ -1,6 +1,6 @@
 /** The preflight probe and survey: what works, and what each failure says. */
 import assert from "node:assert/strict";
-import { backendFor, missingBackend, probeLinux } from "../../src/jail/probe.ts";
+import { backendFor, probeLinux } from "../../src/jail/probe.ts";
 import { JailError } from "../../src/util/errors.ts";
 import { noJail, noSocat } from "../_support/jail.ts";
 import { fileURLToPath } from "node:url";
