@@ -1,7 +1,7 @@
 /** What parseShell reports for a script: the commands, their words and what is dynamic. */
 import assert from "node:assert/strict";
 import { parseShell } from "../../src/tools/shell/parse.ts";
-import { decodeAnsiC } from "../../src/tools/shell/words.ts";
+import { decodeAnsiC } from "../../src/tools/shell/ansi_c.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 
 const argvs = (script: string) => parseShell(script).commands.map((c) => c.argv);
@@ -29,6 +29,16 @@ Deno.test("resolves quotes and escapes to the words a program receives", () => {
     ["echo", "a b", "c d", "\t", 'x"y', "its"],
   ]);
   assert.equal(decodeAnsiC("\\x41\\101\\u00e9\\cA\\n\\q"), "AA\u00e9\x01\n\\q");
+});
+
+Deno.test("$'…' escapes make bytes, read as UTF-8: an octal-spelled path is the one bash opens", () => {
+  assert.deepEqual(argvs("cat $'secret-\\303\\251.txt' $'\\xc3\\xa9'"), [[
+    "cat",
+    "secret-é.txt",
+    "é",
+  ]]);
+  assert.equal(decodeAnsiC("\\xff"), "\ufffd", "a byte that is no UTF-8 reads as U+FFFD");
+  assert.equal(decodeAnsiC("\\c?\\ca"), "\x7f\x01");
 });
 
 Deno.test("marks dynamic arguments and keeps their text", () => {

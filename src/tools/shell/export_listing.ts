@@ -13,7 +13,7 @@
  * skipped. Anything else the reader does not know makes the whole listing unreadable
  * (undefined): a state that cannot be read is not carried over.
  */
-import { SIMPLE_ESCAPES } from "./ansi_c_escapes.ts";
+import { decodeAnsiC, KNOWN_ESCAPE } from "./ansi_c.ts";
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -86,46 +86,14 @@ function readDoubleQuoted(text: string, at: number): { text: string; end: number
   return undefined;
 }
 
-/**
- * `$'…'`: escapes become characters, octal and hex escapes become bytes, and the
- * bytes decode as UTF-8 (as the rest of the channel does).
- */
+/** `$'…'` from `at` (after its `$'`): its end found, escapes checked, then decoded. */
 function readAnsiC(text: string, at: number): { text: string; end: number } | undefined {
-  const bytes = new ByteBuilder();
-  const enc = new TextEncoder();
-  const addText = (s: string) => bytes.add(enc.encode(s));
   for (let i = at; i < text.length; i++) {
-    const c = text[i];
-    if (c === "'") return { text: new TextDecoder().decode(bytes.take()), end: i + 1 };
-    if (c !== "\\") {
-      // A run of plain text at once: a pair of UTF-16 halves must not be encoded apart.
-      let end = i + 1;
-      while (end < text.length && text[end] !== "\\" && text[end] !== "'") end++;
-      addText(text.slice(i, end));
-      i = end - 1;
-      continue;
-    }
-    const e = text[++i];
-    if (e === undefined) return undefined;
-    if (e in SIMPLE_ESCAPES) {
-      addText(SIMPLE_ESCAPES[e]);
-    } else if (/[0-7]/.test(e)) {
-      const digits = /^[0-7]{1,3}/.exec(text.slice(i, i + 3))![0];
-      bytes.byte(parseInt(digits, 8) & 0xff);
-      i += digits.length - 1;
-    } else if (e === "x" || e === "u" || e === "U") {
-      const max = e === "x" ? 2 : e === "u" ? 4 : 8;
-      const digits = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(text.slice(i + 1, i + 1 + max));
-      if (!digits) return undefined;
-      const n = parseInt(digits[0], 16);
-      if (e === "x") bytes.byte(n);
-      else addText(String.fromCodePoint(Math.min(n, 0x10ffff)));
-      i += digits[0].length;
-    } else if (e === "c" && i + 1 < text.length) {
-      bytes.byte(text.charCodeAt(++i) & 0x1f);
-    } else {
-      return undefined;
-    }
+    if (text[i] === "'") return { text: decodeAnsiC(text.slice(at, i)), end: i + 1 };
+    if (text[i] !== "\\") continue;
+    // bash writes only escapes it reads back; anything else is not its listing.
+    if (!KNOWN_ESCAPE.test(text.slice(i + 1, i + 3))) return undefined;
+    i++;
   }
   return undefined;
 }
@@ -148,28 +116,4 @@ function skipArray(text: string, at: number): { end: number } | undefined {
     }
   }
   return undefined;
-}
-
-/** Bytes appended in pieces of any size (a value may be megabytes). */
-class ByteBuilder {
-  #buf = new Uint8Array(256);
-  #size = 0;
-
-  add(piece: Uint8Array): void {
-    if (this.#size + piece.length > this.#buf.length) {
-      const grown = new Uint8Array(Math.max(this.#size + piece.length, this.#buf.length * 2));
-      grown.set(this.#buf.subarray(0, this.#size));
-      this.#buf = grown;
-    }
-    this.#buf.set(piece, this.#size);
-    this.#size += piece.length;
-  }
-
-  byte(b: number): void {
-    this.add(Uint8Array.of(b));
-  }
-
-  take(): Uint8Array {
-    return this.#buf.subarray(0, this.#size);
-  }
 }

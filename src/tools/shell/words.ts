@@ -14,7 +14,7 @@ import {
   type SglQuoted,
   type Word,
 } from "./sh_syntax.ts";
-import { SIMPLE_ESCAPES } from "./ansi_c_escapes.ts";
+import { decodeAnsiC } from "./ansi_c.ts";
 
 export interface ResolvedWord {
   /** The value after quote removal when static; the source text otherwise. */
@@ -149,37 +149,4 @@ function unescapeUnquoted(raw: string): { value: string; expands: boolean } {
 /** Inside "…" a backslash only escapes $ ` " \ and newline. */
 function unescapeDoubleQuoted(raw: string): string {
   return raw.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c));
-}
-
-/** Decodes the body of `$'…'` as bash does. */
-export function decodeAnsiC(raw: string): string {
-  let out = "";
-  for (let i = 0; i < raw.length; i++) {
-    if (raw[i] !== "\\" || i + 1 >= raw.length) {
-      out += raw[i];
-      continue;
-    }
-    const c = raw[++i];
-    if (c in SIMPLE_ESCAPES) {
-      out += SIMPLE_ESCAPES[c];
-    } else if (c >= "0" && c <= "7") {
-      const m = raw.slice(i).match(/^[0-7]{1,3}/)![0];
-      out += String.fromCharCode(parseInt(m, 8) & 0xff);
-      i += m.length - 1;
-    } else if (c === "x" || c === "u" || c === "U") {
-      const max = c === "x" ? 2 : c === "u" ? 4 : 8;
-      const m = raw.slice(i + 1).match(new RegExp(`^[0-9a-fA-F]{1,${max}}`));
-      if (!m) {
-        out += "\\" + c;
-        continue;
-      }
-      out += String.fromCodePoint(Math.min(parseInt(m[0], 16), 0x10ffff));
-      i += m[0].length;
-    } else if (c === "c" && i + 1 < raw.length) {
-      out += String.fromCharCode(raw[++i].toUpperCase().charCodeAt(0) & 0x1f);
-    } else {
-      out += "\\" + c;
-    }
-  }
-  return out;
 }
