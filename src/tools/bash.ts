@@ -18,6 +18,7 @@ import { DEFAULT_LIMITS, type TruncateLimits } from "./truncate.ts";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { finishedWithin } from "../util/wait.ts";
 import { readEnv } from "../util/env.ts";
+import { loadOnce } from "../util/load_once.ts";
 import { BAN_LIST } from "../permission/shell_ban_list.ts";
 import type { ShellLauncher } from "../jail/types.ts";
 
@@ -73,11 +74,9 @@ function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfte
  * the first command the gate checks, not with the tool: a run that never calls bash
  * never pays for it.
  */
-let parser:
-  | Promise<[typeof import("./shell/parse.ts"), typeof import("./shell/redirects.ts")]>
-  | undefined;
-const shellParser = () =>
-  parser ??= Promise.all([import("./shell/parse.ts"), import("./shell/redirects.ts")]);
+const shellParser = loadOnce(() =>
+  Promise.all([import("./shell/parse.ts"), import("./shell/redirects.ts")])
+);
 
 export function createBashTool(opts: BashToolOptions): Tool {
   const backgroundAfterMs = opts.backgroundAfterMs ?? 60_000;

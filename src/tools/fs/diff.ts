@@ -4,8 +4,9 @@
  * at the first diff: a run that edits nothing does not pay for it at start.
  */
 import { truncateOutput } from "../truncate.ts";
+import { loadOnce } from "../../util/load_once.ts";
 
-let diffLib: Promise<typeof import("diff")> | undefined;
+const diffLib = loadOnce(() => import("diff"));
 
 export interface DiffSummary {
   /** Unified diff text (`--- a/…`, `+++ b/…`, hunks); "" when nothing changed. */
@@ -26,10 +27,7 @@ export async function unifiedDiff(
   const oldText = before ?? "";
   if (oldText === after) return { diff: "", additions: 0, removals: 0 };
   const label = name.replace(/^\/+/, "");
-  const { createTwoFilesPatch } = await (diffLib ??= import("diff").catch((err) => {
-    diffLib = undefined; // a failed load is tried again by the next diff
-    throw err;
-  }));
+  const { createTwoFilesPatch } = await diffLib();
   const patch = createTwoFilesPatch(
     before === null ? "/dev/null" : `a/${label}`,
     `b/${label}`,

@@ -8,9 +8,10 @@
  */
 import type { Ignore } from "ignore";
 import * as path from "node:path";
+import { loadOnce } from "../../util/load_once.ts";
 
 type MakeIgnore = (options: { allowRelativePaths: boolean }) => Ignore;
-let makeIgnore: Promise<MakeIgnore> | undefined;
+const ignoreLib = loadOnce((): Promise<MakeIgnore> => import("ignore").then((m) => m.default));
 
 export type IgnoreVerdict = "ignored" | "unignored" | "none";
 
@@ -46,10 +47,7 @@ export class GitIgnoreTree {
     } catch {
       return; // none, unreadable, or outside what Deno may read: no rules from it
     }
-    const ignore = await (makeIgnore ??= import("ignore").then((m) => m.default, (err) => {
-      makeIgnore = undefined; // a failed load is tried again by the next .gitignore
-      throw err;
-    }));
+    const ignore = await ignoreLib();
     this.#rules.set(dir, ignore({ allowRelativePaths: true }).add(text));
   }
 
