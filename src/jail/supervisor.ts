@@ -44,8 +44,9 @@ export async function supervisorMain(): Promise<void> {
   const unreaped = new Map<number, Deno.ChildProcess>();
   // bash must lead its own process group. `detached` makes Deno fork the whole runtime
   // to get one (~3 ms a command); `setsid bash …` gets the same (setsid execs in place:
-  // same pid, new session and group) from a plain posix_spawn. Without both programs
-  // at its usual places, `detached` it is; setsid finds bash on the command's PATH.
+  // same pid, new session and group) from a plain posix_spawn. Without setsid at its
+  // usual places, `detached` it is; setsid finds bash on the command's PATH. (direct.ts
+  // has its own lookup: this function runs as source text and can import nothing.)
   const viaSetsid = ["/usr/bin/setsid", "/bin/setsid"].find((p) => {
     try {
       return Deno.statSync(p).isFile;
