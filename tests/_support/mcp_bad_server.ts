@@ -123,10 +123,14 @@ const text = (t: string) => ({ content: [{ type: "text", text: t }] });
 
 async function garbage(where: string) {
   if (mode !== "garbage") return;
-  await out(`this is not json (${where})`);
-  await out(`{"hello": "a JSON line that is not JSON-RPC (${where})"}`);
-  await out(`{"jsonrpc": "2.0", "id": {"nested": true}, "result": 1}`);
-  await out(`[1, 2, 3`);
+  // One write: an answer to a request read meanwhile must not land between the lines,
+  // or the client could see that answer (and the test look) before the rest of them.
+  await out([
+    `this is not json (${where})`,
+    `{"hello": "a JSON line that is not JSON-RPC (${where})"}`,
+    `{"jsonrpc": "2.0", "id": {"nested": true}, "result": 1}`,
+    `[1, 2, 3`,
+  ].join("\n"));
 }
 
 async function stderrMiB(mb: number) {
