@@ -35,6 +35,8 @@ export interface SpawnOptions {
    * `mopac sandbox` printed); `perms` is then ignored.
    */
   flags?: string[];
+  /** The entry to run instead of main.ts (a build's `main.js`: tests/_support/bundle.ts). */
+  main?: string;
 }
 
 export function denoFlags(p: Permissions): string[] {
@@ -69,7 +71,7 @@ export function cleanDenoEnv(): Record<string, string> {
 
 function command(args: string[], opts: SpawnOptions): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: [...DENO_RUN, ...(opts.flags ?? denoFlags(opts.perms)), MAIN, ...args],
+    args: [...DENO_RUN, ...(opts.flags ?? denoFlags(opts.perms)), opts.main ?? MAIN, ...args],
     cwd: opts.cwd,
     clearEnv: true,
     env: { ...cleanDenoEnv(), ...opts.env },

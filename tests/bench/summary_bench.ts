@@ -12,11 +12,14 @@
  * and the session figures (session_bench.ts). Each row names the command that reruns it.
  *
  *   deno task bench summary [-- --runs 15] [--case version,s0,s20,stream,mcp,session]
- *                           [--against DIR]
+ *                           [--layout source,built] [--against DIR]
  *
  * Process cases run interleaved, round by round, after a warm-up round. `--against DIR`
  * names another checkout of mopac (e.g. `git archive main | tar -x -C DIR`): its main.ts
  * runs in the same rounds on the same fake, so load hits both alike; its rows follow ours.
+ * `--layout`: the process cases run main.ts from source, and the output of `deno task
+ * build` (one bundle split into chunks, built afresh into a temp folder) in the same
+ * rounds; its rows say [built].
  */
 import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -28,28 +31,43 @@ import { fixtureStdio } from "../_support/mcp_helpers.ts";
 import { loadAverage, measureProcess, measuringTool, median, quantile } from "./_process.ts";
 import { listFigures, loadFigures } from "./session_bench.ts";
 import { startTime } from "./mcp_bench.ts";
+import { buildBundle } from "../_support/bundle.ts";
 
 const CASES = ["version", "s0", "s20", "stream", "mcp", "session"];
+const LAYOUTS = ["source", "built"];
 const { values } = parseArgs({
   args: Deno.args,
   options: {
     runs: { type: "string", default: "15" },
     case: { type: "string", default: CASES.join(",") },
+    layout: { type: "string", default: LAYOUTS.join(",") },
     against: { type: "string" },
   },
 });
 const RUNS = Number(values.runs);
 const chosen = values.case.split(",");
+const layouts = values.layout.split(",");
 const unknown = chosen.filter((c) => !CASES.includes(c));
-if (!Number.isInteger(RUNS) || RUNS < 1 || unknown.length > 0) {
-  console.error(`summary: --runs must be a positive integer; cases are ${CASES.join(", ")}`);
+const badLayout = layouts.filter((l) => !LAYOUTS.includes(l)).length > 0 || layouts.length === 0;
+if (!Number.isInteger(RUNS) || RUNS < 1 || unknown.length > 0 || badLayout) {
+  console.error(
+    `summary: --runs must be a positive integer; cases are ${CASES.join(", ")}; ` +
+      `layouts are ${LAYOUTS.join(", ")}`,
+  );
   Deno.exit(2);
 }
 const STEPS = 20;
 const rerun = (c: string) => `deno task bench summary -- --case ${c} --runs ${RUNS}`;
 
 /** The trees whose main.ts run: ours, and the one to compare with. */
-const trees = [{ name: "", main: MAIN, root: REPO }];
+const trees: Array<{ name: string; main: string; root: string }> = [];
+if (layouts.includes("source")) trees.push({ name: "", main: MAIN, root: REPO });
+const processCases = chosen.some((c) => ["version", "s0", "s20"].includes(c));
+let built: string | undefined;
+if (layouts.includes("built") && processCases) {
+  built = await Deno.makeTempDir({ prefix: "mopac-bench-build-" });
+  trees.push({ name: " [built]", main: await buildBundle(built), root: built });
+}
 if (values.against) {
   const root = resolve(values.against);
   trees.push({ name: ` [${basename(root)}]`, main: `${root}/main.ts`, root });
@@ -168,12 +186,13 @@ async function round(keep: boolean): Promise<void> {
 const tool = await measuringTool();
 const loadAtStart = loadAverage();
 try {
-  if (chosen.some((c) => ["version", "s0", "s20"].includes(c))) {
+  if (processCases) {
     await round(false); // warm-up: Deno's caches, the page cache
     for (let i = 0; i < RUNS; i++) await round(true);
   }
 } finally {
   await ws.close();
+  if (built) await Deno.remove(built, { recursive: true });
 }
 
 for (const tree of trees) {

@@ -1,26 +1,40 @@
 /**
- * The nearest check to a compiled binary that these machines allow: bundle mopac
- * into one file, then replay the demo session with it from a folder that has no
- * deno.json, no lock and no node_modules, under narrow permissions.
+ * `deno task build` (a bundle split into chunks: tests/_support/bundle.ts runs the
+ * task's own command) is the nearest check to a compiled binary that these machines
+ * allow, and the fastest way to start mopac under `deno run`. It must replay the demo
+ * session from a folder with no deno.json, no lock and no node_modules, under narrow
+ * permissions; and it must keep loading each heavy package at first use: the chunk
+ * that holds a package is not read by a run that does not use it.
  */
 import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { JAIL_ENV, JAIL_ENV_VARS } from "../_support/jail.ts";
+import { buildBundle, chunksWith } from "../_support/bundle.ts";
+import { REPO } from "../_support/run_mopac.ts";
+import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
+import { workspace } from "../_support/workspace.ts";
 
-const REPO = fileURLToPath(new URL("../../", import.meta.url));
+// One build for the file: the bundler takes seconds.
+const BUILD = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-build-" }));
+const MAIN_JS = await buildBundle(BUILD);
+globalThis.addEventListener("unload", () => Deno.removeSync(BUILD, { recursive: true }));
 
-Deno.test("a bundled mopac runs the demo session standalone", async () => {
+Deno.test("the build writes an entry and chunks that name no npm: or file: import", async () => {
+  const chunks = [...Deno.readDirSync(BUILD)].filter((e) => e.name.endsWith(".js"));
+  assert.ok(chunks.some((e) => e.name === "main.js"));
+  assert.ok(chunks.length > 2, "the lazy parts are chunks of their own");
+  for (const c of chunks) {
+    const text = await Deno.readTextFile(`${BUILD}/${c.name}`);
+    // Everything from npm is inside the bundle; only Deno's node: built-ins stay imports.
+    assert.doesNotMatch(text, /\bfrom\s+["'](npm:|file:|jsr:)/, c.name);
+    assert.doesNotMatch(text, /\bimport\(\s*["'](npm:|file:|jsr:)/, c.name);
+  }
+});
+
+Deno.test("a built mopac runs the demo session standalone", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-bundle-" }));
   try {
-    const bundled = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--platform=deno", "-o", `${dir}/mopac.mjs`, "main.ts"],
-      cwd: REPO,
-      env: { NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.ok(bundled.success, new TextDecoder().decode(bundled.stderr));
+    await cp(BUILD, `${dir}/mopac`, { recursive: true });
     await cp(`${REPO}/tests/demo/sample`, `${dir}/work`, { recursive: true });
     await Deno.copyFile(`${REPO}/tests/demo/session.cassette.jsonl`, `${dir}/session.jsonl`);
     const run = await new Deno.Command(Deno.execPath(), {
@@ -32,7 +46,7 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
         `--allow-write=${dir}/work`,
         "--allow-run=bash,bwrap",
         `--allow-env=${["HOME", "PATH", "NO_COLOR", "DEMO_BASE_URL", "MOPAC_*", ...JAIL_ENV_VARS]}`,
-        `${dir}/mopac.mjs`,
+        `${dir}/mopac/main.js`,
         "run",
         // The sample's mopac.json is ours, as in the demo.
         "--trust-project",
@@ -57,5 +71,44 @@ Deno.test("a bundled mopac runs the demo session standalone", async () => {
     assert.match(await Deno.readTextFile(`${dir}/work/src/greet.ts`), /Hello, /);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** The files Deno evaluated, from a DENO_LOG=debug run's stderr. */
+function loaded(stderr: string): Set<string> {
+  return new Set([...stderr.matchAll(/module: file:\/\/([^,\s]+)/g)].map((m) => m[1]));
+}
+
+Deno.test("the built mopac reads the shell parser's chunk at the first bash call only", async () => {
+  // esbuild heads each module it bundles with its path: the package's folder names it.
+  const parser = await chunksWith(BUILD, "/registry.npmjs.org/mvdan-sh/");
+  assert.equal(parser.length, 1, "the shell parser is one chunk");
+  const others = await Promise.all(
+    ["ajv", "turndown", "@modelcontextprotocol/sdk", "diff", "ignore"].map((p) =>
+      chunksWith(BUILD, `/registry.npmjs.org/${p}/`)
+    ),
+  );
+  const heavy = [...parser, ...others.flat()];
+  assert.ok(others.every((c) => c.length > 0), "each heavy package is in some chunk");
+  const debug = { main: MAIN_JS, env: { DENO_LOG: "debug" } };
+
+  {
+    await using ws = await workspace({ turns: [scriptText("ok")] });
+    const r = await ws.run(["run", "-o", "json", "say ok"], debug);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.equal(JSON.parse(r.stdout).result, "ok");
+    const files = loaded(r.stderr);
+    assert.ok(files.has(MAIN_JS), "the log names the files");
+    assert.deepEqual(heavy.filter((c) => files.has(c)), []);
+  }
+  {
+    await using ws = await workspace({
+      turns: [scriptToolCall("bash", { command: "echo built" }), scriptText("done")],
+    });
+    const r = await ws.run(["run", "-o", "json", "run it"], debug);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.equal(JSON.parse(r.stdout).result, "done");
+    assert.match(JSON.stringify(ws.fake.requests.at(-1)?.body), /built/);
+    assert.ok(loaded(r.stderr).has(parser[0]), "the bash call read the parser's chunk");
   }
 });
