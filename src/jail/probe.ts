@@ -111,10 +111,15 @@ function notInstalled(): JailError {
  * resolved by Deno, so `--allow-run=bwrap` reads as not granted and the preflight
  * would ask for a flag that is already there. Trying `bwrap --version` tells the
  * two apart: NotFound is the real cause (returned), NotCapable is left to the
- * preflight, which names the flag.
+ * preflight, which names the flag. Where Deno already grants running bwrap there is
+ * nothing to tell apart (and no spawn to pay for): a named grant means Deno found it
+ * on PATH, and under a blanket `--allow-run` the probe itself names a missing bwrap.
  */
 export async function missingBackend(backend: Backend): Promise<JailError | undefined> {
   if (backend !== "bwrap") return undefined;
+  if (Deno.permissions.querySync({ name: "run", command: BWRAP }).state === "granted") {
+    return undefined;
+  }
   try {
     await runBwrapVersion();
   } catch (err) {

@@ -59,9 +59,15 @@ Deno.test("probe: the Deno flags a jail needs, per backend and network mode", ()
 });
 
 /** tests/jail/_probe_path.ts in a process of its own with this PATH (see there why). */
-async function probeWithPath(kind: "bwrap" | "socat", path: string) {
+async function probeWithPath(
+  kind: "bwrap" | "socat",
+  path: string,
+  flags = ["-A"],
+  only: "missing" | "both" = "both",
+) {
+  const script = fileURLToPath(new URL("./_probe_path.ts", import.meta.url));
   const out = await new Deno.Command(Deno.execPath(), {
-    args: [...DENO_RUN, "-A", fileURLToPath(new URL("./_probe_path.ts", import.meta.url)), kind],
+    args: [...DENO_RUN, ...flags, script, kind, only],
     clearEnv: true,
     env: { ...cleanDenoEnv(), PATH: path },
     stdout: "piped",
@@ -76,10 +82,35 @@ async function probeWithPath(kind: "bwrap" | "socat", path: string) {
 }
 
 Deno.test("probe: bwrap missing from PATH is named, not taken for a missing flag", async () => {
-  const r = await probeWithPath("bwrap", "/nonexistent");
+  // Narrow flags: Deno cannot resolve bwrap, so the grant reads as missing; the check
+  // before the preflight names the real cause.
+  const narrow = ["--allow-read", "--allow-env", "--allow-run=bwrap,bash"];
+  const r = await probeWithPath("bwrap", "/nonexistent", narrow);
   assert.equal(r.missing?.error, "JailError");
   assert.match(r.missing!.message, /bubblewrap \(bwrap\) is not installed/);
   assert.equal(r.probe.error, "JailError");
+  assert.match(r.probe.message, /bubblewrap \(bwrap\) is not installed/);
+  // A blanket grant leaves nothing to tell apart: the probe names it.
+  const all = await probeWithPath("bwrap", "/nonexistent");
+  assert.equal(all.missing, null);
+  assert.equal(all.probe.error, "JailError");
+  assert.match(all.probe.message, /bubblewrap \(bwrap\) is not installed/);
+});
+
+Deno.test("probe: a named grant of bwrap is taken as bwrap found, with no spawn", async () => {
+  // A bwrap that leaves a mark when run: Deno finds it on PATH at start, so the grant
+  // holds and the check before the preflight has no reason to start it.
+  const bin = await Deno.makeTempDir({ prefix: "mopac-bwrap-mark-" });
+  try {
+    await Deno.writeTextFile(`${bin}/bwrap`, `#!/bin/sh\ntouch '${bin}/ran'\necho bubblewrap 0\n`);
+    await Deno.chmod(`${bin}/bwrap`, 0o755);
+    const narrow = ["--allow-read", "--allow-env", "--allow-run=bwrap,bash"];
+    const r = await probeWithPath("bwrap", `${bin}:/usr/bin:/bin`, narrow, "missing");
+    assert.equal(r.missing, null);
+    assert.equal(await Deno.stat(`${bin}/ran`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
 });
 
 Deno.test({
