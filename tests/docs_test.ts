@@ -12,6 +12,7 @@ import { parse as parseJsonc } from "jsonc-parser";
 import { cleanDenoEnv, MAIN, REPO, runMopac } from "./_support/run_mopac.ts";
 import { scriptText, startFakeOpenAI } from "./_support/fake_openai.ts";
 import { JAIL_ENV } from "./_support/jail.ts";
+import { buildBundle } from "./_support/bundle.ts";
 
 /** Folders that are not the project's own text: git's, build output, a local data dir. */
 const SKIP = new Set([".git", "dist", "cov", ".mopac", "node_modules"]);
@@ -159,10 +160,14 @@ Deno.test("the README's commands run as written, offline, against a fake provide
     await Deno.mkdir(`${dir}/xdg/mopac`, { recursive: true });
     await Deno.writeTextFile(`${dir}/xdg/mopac/mopac.json`, profiles[0].text);
 
-    // What runs mopac (or main.ts, from the clone) and sets its environment; not installs.
+    // What runs mopac (or main.ts, from the clone, or what `deno task build` wrote there)
+    // and sets its environment; not installs.
+    const built = await buildBundle(`${dir}/build`);
     const lines = jsoncBlocks(readme, "sh").flatMap((b) => b.text.split("\n"))
       .filter((l) => /^export |(^|\| )mopac |main\.ts/.test(l) && !/^(npx|deno task) /.test(l))
-      .map((l) => l.replaceAll(" main.ts", ` ${MAIN}`));
+      .map((l) => l.replaceAll(" main.ts", ` ${MAIN}`))
+      .map((l) => l.replaceAll(" dist/bundle/main.js", ` ${built}`));
+    assert.ok(lines.some((l) => l.includes(built)), "the README runs the build");
     assert.ok(lines.length >= 6, lines.join("\n"));
     const script = [
       "set -o pipefail",
