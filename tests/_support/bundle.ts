@@ -5,11 +5,14 @@
  */
 import { REPO } from "./run_mopac.ts";
 
-/** The `build` task's arguments after `deno`, its `--outdir` replaced by `outdir`. */
+/**
+ * The `build` task's `deno bundle` command (what follows its clearing of the old
+ * output), as arguments after `deno`, its `--outdir` replaced by `outdir`.
+ */
 export async function buildArgs(outdir: string): Promise<string[]> {
   const config = JSON.parse(await Deno.readTextFile(`${REPO}deno.json`));
   const task = String(config.tasks?.build ?? "");
-  const words = task.split(/\s+/).filter((w) => w !== "");
+  const words = task.split("&&").at(-1)!.split(/\s+/).filter((w) => w !== "");
   const at = words.indexOf("--outdir");
   if (words[0] !== "deno" || at < 0 || at + 1 >= words.length) {
     throw new Error(`deno.json's build task is not "deno bundle … --outdir DIR …": ${task}`);
