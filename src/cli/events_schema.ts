@@ -7,7 +7,7 @@
  * what real runs print validates against it. Objects are closed: a field added to an
  * event without a line here fails those tests instead of going undocumented.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Usage = z.strictObject({
   input_tokens: z.int().nonnegative(),

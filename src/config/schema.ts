@@ -4,7 +4,7 @@
  * location instead of a setting that silently does nothing; `lsp` (and crush's
  * `recent_models`) are accepted and ignored.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ModelsSchema, ProviderConfigSchema } from "./schema_providers.ts";
 import {
   HooksSchema,

@@ -2,7 +2,7 @@
  * mopac's own blocks: agent profiles ("verticals") and default limits. This file
  * only fixes their shape; what they mean is src/permission's job.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DurationSchema, NetworkSchema } from "./schema_runtime.ts";
 
 const Patterns = z.array(z.string());

@@ -4,7 +4,7 @@
  * They live in the server's own block, so whoever may name the server decides its
  * OAuth too; the secrets among them are redacted with every other configured secret.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const SIGNING_ALGORITHMS = [
   "RS256",

@@ -4,7 +4,7 @@
  * chat completions, so provider types that need another wire format are refused
  * with a message that says what to write instead.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const Num = z.number();
 const Price = z.number().nonnegative().describe("USD per 1M tokens");

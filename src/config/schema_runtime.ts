@@ -2,7 +2,7 @@
  * `mcp`, `hooks`, `tools`, `options` and `permissions`: crush's blocks. Keys crush
  * has for its TUI are accepted and ignored so a project's crush.json still loads.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { DURATION_FORMS, MAX_TIMER_SECONDS, parseDurationSeconds } from "../util/duration.ts";
 import { checkMcpOAuth, McpOAuthKeys } from "./schema_mcp_oauth.ts";
 

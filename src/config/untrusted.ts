@@ -17,7 +17,7 @@
  * from a trusted file, so they are skipped without a word.
  */
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { dotted, type JsonPath, locate, type ParsedFile } from "./jsonc.ts";
 import { isPlainObject } from "./merge.ts";

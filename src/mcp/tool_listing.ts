@@ -9,7 +9,7 @@
  * mapCallResult as they came, which maps what it knows.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { z } from "zod";
+import * as z from "zod";
 import { type McpServerConfig, toolAllowed } from "./config.ts";
 import { normalizeInputSchema, schemaProblem } from "./schema.ts";
 

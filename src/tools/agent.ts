@@ -3,7 +3,7 @@
  * `task` profile within the caller's) and returns its final answer. The app supplies the runner, so
  * this tool knows nothing about sessions or models.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { defineTool } from "./define.ts";
 import type { Usage } from "../domain/usage.ts";

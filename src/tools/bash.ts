@@ -7,7 +7,7 @@
  * the parsed script (`access`) before anything runs.
  */
 import { resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";

@@ -5,7 +5,7 @@
  * ToolInputError naming each bad field, so the model can correct its call); `access`
  * and `run` receive the parsed arguments with their type.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ToolInputError } from "../util/errors.ts";
 import { nearMisses } from "../util/similar.ts";
 import type { Access } from "../permission/types.ts";
@@ -31,7 +31,7 @@ export interface ToolDefinition<S extends z.ZodType> {
  *
  * @example
  * ```ts
- * import { z } from "zod";
+ * import * as z from "zod";
  * import { defineTool } from "./define.ts";
  *
  * const echo = defineTool({

@@ -4,7 +4,7 @@
  * written back with the file's own BOM and line endings, and the result shows a
  * unified diff.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";

@@ -7,7 +7,7 @@
  * back to the model as a message, so the next request goes through the gate with its
  * own host.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { DEFAULT_LIMITS } from "./truncate.ts";
 import { pageOf } from "./page.ts";

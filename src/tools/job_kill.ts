@@ -2,7 +2,7 @@
  * The `job_kill` tool (crush's name and parameters): stops a background job and
  * every process it started (its process group), and returns its last output.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { createJobTool } from "./shell/job_tool.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { formatJob } from "./shell/report.ts";

@@ -3,7 +3,7 @@
  * job and the output it produced since the last read. With `wait` it first waits
  * for the job to end (up to `timeout_seconds`), for build-like jobs.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { createJobTool } from "./shell/job_tool.ts";
 import type { JobManager } from "./shell/jobs.ts";
 import { formatJob } from "./shell/report.ts";

@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import picomatch from "picomatch";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError } from "./failure.ts";

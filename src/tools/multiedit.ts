@@ -4,7 +4,7 @@
  * partial results, but an unattended run is safer with a file that is either
  * fully changed or untouched).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";

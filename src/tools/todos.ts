@@ -3,7 +3,7 @@
  * list (crush's semantics); the list lives in the session state so a resumed
  * session has it back.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { TODO_STATUSES, type TodoItem } from "../domain/tool_records.ts";
 import { defineTool } from "./define.ts";

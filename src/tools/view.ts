@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import * as path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool, ToolContext, ToolOutput } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { asToolError, ToolFailure } from "./failure.ts";

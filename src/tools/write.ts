@@ -3,7 +3,7 @@
  * existing file needs a prior view in this session and an unchanged file, like
  * edit, so the model never overwrites what it has not seen.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Tool } from "./types.ts";
 import { defineTool } from "./define.ts";
 import { diffBlock, unifiedDiff } from "./fs/diff.ts";

@@ -31,6 +31,20 @@ Deno.test("the build writes an entry and chunks that name no npm: or file: impor
   }
 });
 
+Deno.test("the build leaves out zod's locales other than English", async () => {
+  // Only `import * as z from "zod"` lets the bundler drop what a run never uses;
+  // `import { z }` keeps all sixty locales (~370 KB) in the chunk every run loads.
+  const others: string[] = [];
+  for (const e of Deno.readDirSync(BUILD)) {
+    if (!e.name.endsWith(".js")) continue;
+    const text = await Deno.readTextFile(`${BUILD}/${e.name}`);
+    for (const m of text.matchAll(/registry\.npmjs\.org\/zod\/[^/]+\/v4\/locales\/([\w-]+)\.js/g)) {
+      if (m[1] !== "en") others.push(m[1]);
+    }
+  }
+  assert.deepEqual(others, []);
+});
+
 Deno.test("a built mopac runs the demo session standalone", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-bundle-" }));
   try {
