@@ -15,6 +15,7 @@ import {
   OP,
   PARAM_AT,
   parseBash,
+  REDIRECT_SAMPLE,
   typeFromField,
   walk,
 } from "../../src/tools/shell/sh_syntax.ts";
@@ -59,8 +60,16 @@ Deno.test("operator codes, read from samples at first use, name the operators", 
     return op!;
   };
   assert.equal(OP.pipe, opOf("x | y", "BinaryCmd"));
-  assert.equal(OP.appOut, opOf("x >> y", "Redirect"));
+  assert.equal(OP.pipeAll, opOf("x |& y", "BinaryCmd"));
   assert.notEqual(OP.pipe, OP.pipeAll);
+  // All redirect codes come from one sample command: each must be the code of its
+  // operator alone, and no two alike.
+  for (const [name, text] of REDIRECT_SAMPLE) {
+    const body = text.startsWith("<<-") ? "\n\tF\n" : text.startsWith("<<E") ? "\nE\n" : "";
+    assert.equal(OP[name as keyof typeof OP], opOf(`x ${text}${body}`, "Redirect"), name);
+  }
+  const codes = REDIRECT_SAMPLE.map(([name]) => OP[name as keyof typeof OP]);
+  assert.equal(new Set(codes).size, REDIRECT_SAMPLE.length);
   assert.ok(ASSIGNING_ARITHM.has(opOf("((b+=2))", "BinaryArithm")));
   assert.ok(!ASSIGNING_ARITHM.has(opOf("((b+2))", "BinaryArithm")));
   assert.equal(ASSIGNING_ARITHM.size, 13);

@@ -12,24 +12,23 @@ import { type ResolvedWord, resolveWord, type SourceText } from "./words.ts";
 import { scanOptions } from "./wrapper_args.ts";
 import { resolvePath } from "../fs/paths.ts";
 
-const WRITES = new Set<number>([OP.rdrOut, OP.appOut, OP.clbOut, OP.rdrAll, OP.appAll]);
-const HEREDOCS = new Set<number>([OP.hdoc, OP.dashHdoc, OP.wordHdoc]);
+// Read at the first redirect, not when the module loads: a command without one never
+// needs the parser's operator codes.
+const isWrite = (op: number) =>
+  [OP.rdrOut, OP.appOut, OP.clbOut, OP.rdrAll, OP.appAll, OP.dplOut].includes(op);
+const isHeredoc = (op: number) => [OP.hdoc, OP.dashHdoc, OP.wordHdoc].includes(op);
 /** `>&2`, `<&0`, `>&-`, `3>&1-`: a descriptor, not a file. */
 const DESCRIPTOR = /^(\d+-?|-)$/;
 
 /** The file a redirection opens, or undefined for here-documents and descriptor copies. */
 export function redirectOf(r: Redirect, src: SourceText): ShellRedirect | undefined {
-  if (!r.Word || HEREDOCS.has(r.Op)) return undefined;
+  if (!r.Word || isHeredoc(r.Op)) return undefined;
   // `done < <(find …)`: a pipe to a command the policy checks on its own, not a file.
   if (r.Word.Parts.length === 1 && nodeType(r.Word.Parts[0]) === "ProcSubst") return undefined;
   const target = resolveWord(r.Word, src);
   const dup = r.Op === OP.dplOut || r.Op === OP.dplIn;
   if (dup && target.static && DESCRIPTOR.test(target.value)) return undefined;
-  const mode = r.Op === OP.rdrInOut
-    ? "readwrite"
-    : WRITES.has(r.Op) || r.Op === OP.dplOut
-    ? "write"
-    : "read";
+  const mode = r.Op === OP.rdrInOut ? "readwrite" : isWrite(r.Op) ? "write" : "read";
   // bash expands `~` and globs in a redirection's word: neither is what is written.
   const known = target.static && !target.expands && !target.tilde;
   return { mode, target: known ? target.value : target.text, static: known, text: src.of(r) };

@@ -188,23 +188,48 @@ function codeAtFirstUse(read: () => number): { is(op: number): boolean } {
   return { is: (op) => op === (code ??= read()) };
 }
 
+/**
+ * Each redirect operator once, in this order, on one command (its here-documents'
+ * bodies follow it): one parse and one walk read them all.
+ */
+export const REDIRECT_SAMPLE: ReadonlyArray<[OpName, string]> = [
+  ["rdrIn", "< f"],
+  ["rdrInOut", "<> f"],
+  ["dplIn", "<&3"],
+  ["hdoc", "<<E"],
+  ["dashHdoc", "<<-F"],
+  ["wordHdoc", "<<< s"],
+  ["rdrOut", "> f"],
+  ["appOut", ">> f"],
+  ["clbOut", ">| f"],
+  ["rdrAll", "&> f"],
+  ["appAll", "&>> f"],
+  ["dplOut", ">&2"],
+];
+
+/** Every node of `type` in `src`, in the order the walk meets them. */
+function allOf<T extends Node>(src: string, type: string): T[] {
+  const found: T[] = [];
+  walk(parseBash(src), (n, t) => {
+    if (t === type) found.push(n as T);
+  });
+  return found;
+}
+
 /** Operator codes of the parser, read from sample scripts. */
-export const OP: Readonly<Record<OpName, number>> = atFirstUse(() => ({
-  pipe: firstOf<BinaryCmd>("a | b", "BinaryCmd").Op,
-  pipeAll: firstOf<BinaryCmd>("a |& b", "BinaryCmd").Op,
-  rdrIn: firstOf<Redirect>("a < f", "Redirect").Op,
-  rdrInOut: firstOf<Redirect>("a <> f", "Redirect").Op,
-  dplIn: firstOf<Redirect>("a <&3", "Redirect").Op,
-  hdoc: firstOf<Redirect>("a <<E\nE\n", "Redirect").Op,
-  dashHdoc: firstOf<Redirect>("a <<-E\nE\n", "Redirect").Op,
-  wordHdoc: firstOf<Redirect>("a <<< s", "Redirect").Op,
-  rdrOut: firstOf<Redirect>("a > f", "Redirect").Op,
-  appOut: firstOf<Redirect>("a >> f", "Redirect").Op,
-  clbOut: firstOf<Redirect>("a >| f", "Redirect").Op,
-  rdrAll: firstOf<Redirect>("a &> f", "Redirect").Op,
-  appAll: firstOf<Redirect>("a &>> f", "Redirect").Op,
-  dplOut: firstOf<Redirect>("a >&2", "Redirect").Op,
-}));
+export const OP: Readonly<Record<OpName, number>> = atFirstUse(() => {
+  const redirects = allOf<Redirect>(
+    `a ${REDIRECT_SAMPLE.map(([, text]) => text).join(" ")}\nE\n\tF\n`,
+    "Redirect",
+  );
+  const pipes = allOf<BinaryCmd>("a | b; c |& d", "BinaryCmd");
+  if (redirects.length !== REDIRECT_SAMPLE.length || pipes.length !== 2) {
+    throw new Error("mvdan-sh: the operator samples did not parse as expected");
+  }
+  const codes = { pipe: pipes[0].Op, pipeAll: pipes[1].Op } as Record<OpName, number>;
+  REDIRECT_SAMPLE.forEach(([name], i) => codes[name] = redirects[i].Op);
+  return codes;
+});
 type OpName =
   | "pipe"
   | "pipeAll"
