@@ -1,6 +1,6 @@
 /**
- * The supervisor speaks the same protocol however it is started: as `deno eval` of
- * its source (mopac under `deno run`, also bundled) or as a compiled mopac's hidden
+ * The supervisor speaks the same protocol however it is started: as a `data:` module
+ * of its source (mopac under `deno run`, also bundled) or as a compiled mopac's hidden
  * command (tried here through main.ts). Run outside any jail: the protocol alone.
  */
 import assert from "node:assert/strict";
@@ -60,9 +60,10 @@ function check(frames: Frame[]) {
   assert.deepEqual(frames.find((f) => f.t === "exit"), { t: "exit", id: 2, code: 7, signal: null });
 }
 
-Deno.test("supervisor: deno eval of its own source", async () => {
+Deno.test("supervisor: deno run of its own source as a data: module", async () => {
   const argv = supervisorCommand();
-  assert.equal(argv[1], "eval");
+  assert.equal(argv[1], "run");
+  assert.match(argv.at(-1)!, /^data:application\/javascript,/);
   check(await converse(argv));
 });
 
