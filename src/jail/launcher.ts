@@ -81,11 +81,13 @@ export class JailLauncher implements ShellLauncher {
     return child;
   }
 
-  prepare(): void {
-    if (this.#disposed || this.#jail) return;
+  prepare(): Promise<void> {
+    if (this.#disposed || this.#jail) return Promise.resolve();
+    const running = Promise.withResolvers<void>();
     // Kept even when it fails: the next spawn reports that failure instead of trying again.
-    const pending = this.#jail = this.#start();
-    pending.catch(() => {});
+    const pending = this.#jail = this.#start(running.resolve);
+    pending.then(() => running.resolve(), () => running.resolve());
+    return running.promise;
   }
 
   async dispose(): Promise<void> {
@@ -125,7 +127,8 @@ export class JailLauncher implements ShellLauncher {
     }
   }
 
-  async #start(): Promise<SessionJail> {
+  /** `spawned`: told once the jail's process runs (before it is ready). */
+  async #start(spawned?: () => void): Promise<SessionJail> {
     // The proxy first: its socket folder must exist for the plan to hide it.
     if (this.#opts.backend === "bwrap") await this.#startBridgedProxy();
     const plan = await buildPlan(this.#opts.plan);
@@ -133,7 +136,7 @@ export class JailLauncher implements ShellLauncher {
     const cmd = this.#opts.backend === "bwrap"
       ? this.#linuxCommand(plan)
       : await this.#macosCommand(plan);
-    return await SessionJail.start(cmd, { timeoutMs: this.#opts.startTimeoutMs });
+    return await SessionJail.start(cmd, { timeoutMs: this.#opts.startTimeoutMs, spawned });
   }
 
   #linuxCommand(plan: JailPlan): JailCommand {

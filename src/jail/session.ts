@@ -58,8 +58,12 @@ export class SessionJail {
   }
 
   /** Starts the jail and waits until its supervisor (and proxy bridge) is ready. */
-  static async start(cmd: JailCommand, opts: { timeoutMs?: number } = {}): Promise<SessionJail> {
+  static async start(
+    cmd: JailCommand,
+    opts: { timeoutMs?: number; spawned?: () => void } = {},
+  ): Promise<SessionJail> {
     const jail = new SessionJail(cmd);
+    opts.spawned?.();
     const ready = new Promise<void>((resolve, reject) => jail.#ready = { resolve, reject });
     jail.#send(cmd.bridge ? { op: "bridge", ...cmd.bridge } : { op: "hello" });
     const timeoutMs = opts.timeoutMs ?? 60_000;

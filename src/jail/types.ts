@@ -77,11 +77,12 @@ export interface ShellLauncher {
     forced: Readonly<Record<string, string>>;
   };
   /**
-   * Starts what a command will need (the jail) without waiting for it, so that the
-   * start overlaps the gate's work on the command; never throws (a failed start shows
-   * at the next spawn). Nothing of the model's reaches the jail before a spawn.
+   * Starts what a command will need (the jail) so that its start overlaps the gate's
+   * work on the command. Resolves once the jail's process runs (it then comes up on its
+   * own), not when it is ready; never rejects (a failed start shows at the next
+   * spawn). Nothing of the model's reaches the jail before a spawn.
    */
-  prepare?(): void;
+  prepare?(): Promise<void>;
   /** Never throws: a jail that cannot start shows up as the command's output and exit 126. */
   spawn(spec: ShellSpawn): ShellChild;
   /** Ends every command and the jail itself. */

@@ -94,8 +94,11 @@ export function createBashTool(opts: BashToolOptions): Tool {
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     async access(input, ctx): Promise<Access> {
-      // The jail's start (child processes) overlaps the parser's load and the gate.
-      opts.launcher?.prepare?.();
+      // The jail starts first and comes up in its own processes while the parser loads
+      // and the gate runs. Waited for until its process runs: loading the parser holds
+      // this thread for tens of milliseconds, which would hold the start's own steps
+      // (building the plan, spawning bwrap) back until the parser is done.
+      await opts.launcher?.prepare?.();
       const [{ parseShell }, { redirectPaths }] = await shellParser();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
       const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });

@@ -240,19 +240,18 @@ async function ownJails(): Promise<number> {
 }
 
 Deno.test({
-  name: "launcher: prepare starts the jail without a command, and the next command uses it",
+  name: "launcher: prepare starts the jail without a command, resolves once its process runs, " +
+    "and the next command uses it",
   ignore: noJail("the session jail"),
   async fn() {
     const t = await setup();
     try {
       assert.equal(await ownJails(), 0);
-      t.launcher.prepare();
-      t.launcher.prepare(); // a second call while it starts does not start another
-      const deadline = Date.now() + 10_000;
-      while ((await ownJails()) === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      assert.equal(await ownJails(), 1, "the jail runs before any command was sent");
+      const first = t.launcher.prepare();
+      // A second call while it starts does not start another (and has nothing to wait for).
+      await t.launcher.prepare();
+      await first;
+      assert.equal(await ownJails(), 1, "the jail runs when prepare resolves, before any command");
       const p = await t.run("echo in-jail; cat /proc/1/comm");
       assert.equal(p.output.text(), "in-jail\nbwrap\n");
       assert.equal(await ownJails(), 1, "the command ran in the prepared jail");
@@ -260,7 +259,7 @@ Deno.test({
       await t.close();
     }
     assert.equal(await ownJails(), 0);
-    t.launcher.prepare(); // after dispose: nothing starts
+    await t.launcher.prepare(); // after dispose: nothing starts
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(await ownJails(), 0);
   },

@@ -81,7 +81,10 @@ Deno.test("the launcher is prepared when a command is checked; a denied one spaw
   const seen: string[] = [];
   const launcher: ShellLauncher = {
     ...directLauncher,
-    prepare: () => seen.push("prepare"),
+    prepare: () => {
+      seen.push("prepare");
+      return Promise.resolve();
+    },
     spawn: (spec) => {
       seen.push("spawn");
       return directLauncher.spawn(spec);
