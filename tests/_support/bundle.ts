@@ -1,7 +1,7 @@
 /**
  * Builds mopac the way `deno task build` does (deno.json's own command, so the test
  * and the bench cannot drift from it), into a folder of the caller's: `main.js` plus
- * the chunks that load at first use.
+ * the chunks that load at first use; and reads the V8 flags the shipped forms carry.
  */
 import { REPO } from "./run_mopac.ts";
 
@@ -19,6 +19,19 @@ export async function buildArgs(outdir: string): Promise<string[]> {
   }
   words[at + 1] = outdir;
   return words.slice(1);
+}
+
+/**
+ * The `--v8-flags=…` that `deno task install` and every compile task give mopac (they
+ * must agree: tests/build/compile_test.ts), so a bench can run mopac as those do.
+ */
+export async function shippedV8Flags(): Promise<string> {
+  const tasks: Record<string, string> =
+    JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks ?? {};
+  const flag = (task: string) => task.split(/\s+/).find((w) => w.startsWith("--v8-flags="));
+  const found = flag(tasks.install ?? "");
+  if (!found) throw new Error("deno.json's install task gives no --v8-flags");
+  return found;
 }
 
 /** Runs the build into `outdir` and returns the path of its entry, `main.js`. */

@@ -19,7 +19,8 @@
  * runs in the same rounds on the same fake, so load hits both alike; its rows follow ours.
  * `--layout`: the process cases run main.ts from source, and the output of `deno task
  * build` (one bundle split into chunks, built afresh into a temp folder) in the same
- * rounds; its rows say [built].
+ * rounds; its rows say [built]. S20 with the jail on also runs with the V8 flags that
+ * `deno task install` and the compiled binaries carry (deno.json), as those run it.
  */
 import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -31,7 +32,7 @@ import { fixtureStdio } from "../_support/mcp_helpers.ts";
 import { loadAverage, measureProcess, measuringTool, median, quantile } from "./_process.ts";
 import { listFigures, loadFigures } from "./session_bench.ts";
 import { startTime } from "./mcp_bench.ts";
-import { buildBundle } from "../_support/bundle.ts";
+import { buildBundle, shippedV8Flags } from "../_support/bundle.ts";
 
 const CASES = ["version", "s0", "s20", "stream", "mcp", "session"];
 const LAYOUTS = ["source", "built"];
@@ -133,6 +134,7 @@ async function runMopac(
   tree: typeof trees[number],
   args: string[],
   env: Record<string, string> = {},
+  runtime: string[] = [],
 ) {
   const perms = {
     ...ws.perms,
@@ -142,7 +144,7 @@ async function runMopac(
   const before = ws.fake.requests.length;
   const load = loadAverage();
   const r = await measureProcess({
-    cmd: [Deno.execPath(), "run", ...denoFlags(perms), tree.main, ...args],
+    cmd: [Deno.execPath(), "run", ...runtime, ...denoFlags(perms), tree.main, ...args],
     cwd: ws.dir,
     env: { ...cleanDenoEnv(), ...FAKE_ENV, ...env },
   });
@@ -163,6 +165,7 @@ async function runMopac(
   };
 }
 
+const SHIPPED_V8 = await shippedV8Flags();
 const jailModes: Array<[string, Record<string, string>]> = JAIL
   ? [["jail on", {}], ["jail off", { MOPAC_SANDBOX: "off" }]]
   : [["jail off", { MOPAC_SANDBOX: "off" }]];
@@ -178,6 +181,10 @@ async function round(keep: boolean): Promise<void> {
       if (chosen.includes("s20")) {
         put(`s1 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S1: run true"], env));
         put(`s20 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S20: run true"], env));
+        if (mode === jailModes[0][0]) {
+          const args = ["run", "-o", "json", "S20: run true"];
+          put(`s20v8 ${mode}`, await runMopac(tree, args, env, [SHIPPED_V8]));
+        }
       }
     }
   }
@@ -258,6 +265,17 @@ for (const tree of trees) {
       rerun: rerun("s20"),
       digits: 1,
     });
+  }
+  // As `deno task install` and the compiled binaries run it.
+  proc(`S20, ${jailModes[0][0]}, ${SHIPPED_V8}`, `s20v8 ${jailModes[0][0]}`, "≤ 300 ms", "s20");
+  const v8 = get(`s20v8 ${jailModes[0][0]}`);
+  if (v8.length > 0) {
+    row(
+      `peak RSS of S20, ${jailModes[0][0]}, ${SHIPPED_V8}${tree.name}`,
+      v8.map((s) => s.rssMb),
+      "MiB",
+      { load: v8.map((s) => s.load), target: "≤ 90 MiB", rerun: rerun("s20"), digits: 1 },
+    );
   }
 }
 

@@ -7,14 +7,28 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
+import { shippedV8Flags } from "../_support/bundle.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+Deno.test("the installed command and every binary carry the same V8 flags", async () => {
+  const tasks: Record<string, string> =
+    JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks;
+  const flags = (task: string) => task.split(/\s+/).filter((w) => w.startsWith("--v8-flags="));
+  const shipped = await shippedV8Flags();
+  const forms = Object.entries(tasks).filter(([name]) =>
+    name === "install" || /^compile/.test(name)
+  );
+  assert.ok(forms.length >= 6, "install and the compile tasks");
+  for (const [name, task] of forms) assert.deepEqual(flags(task), [shipped], name);
+});
 
 Deno.test("deno compile builds the graph and fails only at the base-binary download", async () => {
   const out = await Deno.makeTempDir();
   try {
     const r = await new Deno.Command(Deno.execPath(), {
-      args: ["compile", "--allow-all", "-o", `${out}/mopac`, "main.ts"],
+      // As `deno task compile` runs it, V8 flags included.
+      args: ["compile", "--allow-all", await shippedV8Flags(), "-o", `${out}/mopac`, "main.ts"],
       cwd: REPO,
       env: { NO_COLOR: "1" },
       stdout: "piped",

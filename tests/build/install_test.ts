@@ -9,6 +9,7 @@ import { dirname } from "node:path";
 import { scriptText } from "../_support/fake_openai.ts";
 import { cleanDenoEnv, REPO } from "../_support/run_mopac.ts";
 import { FAKE_ENV, workspace } from "../_support/workspace.ts";
+import { shippedV8Flags } from "../_support/bundle.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -56,6 +57,8 @@ Deno.test("deno task install: the installed mopac runs --version and a run from 
       stderr: "piped",
     }).output();
     assert.equal(install.code, 0, decode(install.stderr));
+    // It starts Deno with the V8 flags every shipped form carries.
+    assert.ok((await Deno.readTextFile(`${root}/bin/mopac`)).includes(await shippedV8Flags()));
 
     const version = await new Deno.Command("mopac", {
       args: ["--version"],
