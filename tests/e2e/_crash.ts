@@ -45,8 +45,9 @@ export async function killDuring(
   ws: Workspace,
   prompt: string,
   until: (live: LiveRun, file: string) => Promise<void>,
+  env: Record<string, string> = {},
 ): Promise<Killed> {
-  const live = startLive(ws.spawn(["run", "-o", "stream-json", prompt]));
+  const live = startLive(ws.spawn(["run", "-o", "stream-json", prompt], { env }));
   try {
     const init = await live.waitFor((e) => e.type === "init", "the init event");
     const id = init.session_id as string;

@@ -101,6 +101,9 @@ Deno.test("crash: killed while a tool runs, the lock is not held by the tool's p
   });
   let pgid: number | undefined;
   try {
+    // Unjailed: only there does the tool's process outlive mopac (in the jail everything
+    // ends with it: jail_lifetime_test.ts), and only there is `$$` a pid of this host's
+    // (in the jail it numbers a process of the jail's own pid namespace).
     const k = await killDuring(ws, "run the slow thing", async (live) => {
       await live.waitFor((e) => e.type === "tool_call" && e.id === "call_sleep", "the tool call");
       await waitFor(async () => {
@@ -108,10 +111,11 @@ Deno.test("crash: killed while a tool runs, the lock is not held by the tool's p
         if (text.endsWith("\n")) pgid = Number(text.trim());
         return pgid !== undefined;
       }, "the tool to start");
-    });
+    }, { MOPAC_SANDBOX: "off" });
     // The bash group outlives mopac (SIGCONT throws if it is gone): the resume below
     // must work while it still runs, so no lock may have leaked into it.
     Deno.kill(pgid!, "SIGCONT");
+    assert.equal((await Deno.readTextFile(`/proc/${pgid}/comm`)).trim(), "bash");
     const stored = await sessionMessages(k.file);
     assert.deepEqual(stored.map((m) => m.role), ["user", "assistant"]);
 
