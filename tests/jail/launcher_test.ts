@@ -44,6 +44,9 @@ async function setup() {
       await launcher.dispose();
       await Deno.remove(ws, { recursive: true });
     },
+    [Symbol.asyncDispose]() {
+      return this.close();
+    },
   };
 }
 
@@ -51,23 +54,19 @@ Deno.test({
   name: "launcher: output, exit codes, state and one shared jail across commands",
   ignore: noJail("the session jail"),
   async fn() {
-    const t = await setup();
-    try {
-      const first = await t.run(
-        "echo out; echo err >&2; printf '\\0bin\\377'; cd sub 2>/dev/null || mkdir sub; cd sub; export KEEP=1; exit 3",
-      );
-      assert.equal(first.exit?.code, 3);
-      assert.match(first.output.text(), /^out\nerr\n\0bin/);
-      assert.equal(first.state?.cwd, `${t.ws}/sub`);
-      assert.equal(first.state?.env.KEEP, "1");
-      const a = await t.run("echo $$ > /tmp/pid; echo pid1=$(cat /proc/1/comm)");
-      assert.match(a.output.text(), /pid1=bwrap/);
-      const b = await t.run("cat /tmp/pid && ls /proc | grep -c '^[0-9]'");
-      assert.match(b.output.text(), /^\d+\n\d+\n$/, "the second command sees the first one's /tmp");
-      assert.equal(b.exit?.code, 0);
-    } finally {
-      await t.close();
-    }
+    await using t = await setup();
+    const first = await t.run(
+      "echo out; echo err >&2; printf '\\0bin\\377'; cd sub 2>/dev/null || mkdir sub; cd sub; export KEEP=1; exit 3",
+    );
+    assert.equal(first.exit?.code, 3);
+    assert.match(first.output.text(), /^out\nerr\n\0bin/);
+    assert.equal(first.state?.cwd, `${t.ws}/sub`);
+    assert.equal(first.state?.env.KEEP, "1");
+    const a = await t.run("echo $$ > /tmp/pid; echo pid1=$(cat /proc/1/comm)");
+    assert.match(a.output.text(), /pid1=bwrap/);
+    const b = await t.run("cat /tmp/pid && ls /proc | grep -c '^[0-9]'");
+    assert.match(b.output.text(), /^\d+\n\d+\n$/, "the second command sees the first one's /tmp");
+    assert.equal(b.exit?.code, 0);
   },
 });
 
@@ -101,22 +100,18 @@ Deno.test({
   name: "launcher: a stop right after the start reaches the command, jailed and direct",
   ignore: noJail("the session jail"),
   async fn() {
-    const t = await setup();
-    try {
-      await t.run("true"); // the jail is up: the stop below races only the command's start
-      for (const launcher of [t.launcher, undefined]) {
-        const p = new ShellProcess({
-          command: "sleep 30",
-          cwd: launcher ? t.ws : "/",
-          env: { PATH: "/usr/bin:/bin", ...(launcher?.env.forced ?? {}) },
-          launcher,
-          killGraceMs: 10_000,
-        });
-        const exit = await p.stop("aborted");
-        assert.equal(exit.signal, "SIGTERM", `${launcher ? "jailed" : "direct"}: ${exit.signal}`);
-      }
-    } finally {
-      await t.close();
+    await using t = await setup();
+    await t.run("true"); // the jail is up: the stop below races only the command's start
+    for (const launcher of [t.launcher, undefined]) {
+      const p = new ShellProcess({
+        command: "sleep 30",
+        cwd: launcher ? t.ws : "/",
+        env: { PATH: "/usr/bin:/bin", ...(launcher?.env.forced ?? {}) },
+        launcher,
+        killGraceMs: 10_000,
+      });
+      const exit = await p.stop("aborted");
+      assert.equal(exit.signal, "SIGTERM", `${launcher ? "jailed" : "direct"}: ${exit.signal}`);
     }
   },
 });
@@ -125,16 +120,12 @@ Deno.test({
   name: "launcher: timeouts signal the whole group inside the jail",
   ignore: noJail("signals in the jail"),
   async fn() {
-    const t = await setup();
-    try {
-      const p = await t.run("trap '' TERM; sleep 30 & sleep 30; echo never", 500);
-      assert.equal(p.stoppedBy, "timeout");
-      assert.notEqual(p.exit?.code, 0);
-      const left = await t.run("ps -eo args | grep -c '^sleep 30' || true");
-      assert.equal(left.output.text().trim(), "0", "no sleeper left in the jail");
-    } finally {
-      await t.close();
-    }
+    await using t = await setup();
+    const p = await t.run("trap '' TERM; sleep 30 & sleep 30; echo never", 500);
+    assert.equal(p.stoppedBy, "timeout");
+    assert.notEqual(p.exit?.code, 0);
+    const left = await t.run("ps -eo args | grep -c '^sleep 30' || true");
+    assert.equal(left.output.text().trim(), "0", "no sleeper left in the jail");
   },
 });
 
@@ -142,17 +133,13 @@ Deno.test({
   name: "launcher: a jail that ended is started again, and says so",
   ignore: noJail("jail restart"),
   async fn() {
-    const t = await setup();
-    try {
-      await t.run("echo keep > /tmp/x");
-      const killed = await t.run("kill -9 $PPID; sleep 10");
-      assert.match(killed.output.text(), /the jail ended/);
-      const again = await t.run("cat /tmp/x 2>&1 || echo fresh-tmp");
-      assert.match(again.output.text(), /fresh-tmp/);
-      assert.match(t.log.join("\n"), /the jail ended .*starting a new one/);
-    } finally {
-      await t.close();
-    }
+    await using t = await setup();
+    await t.run("echo keep > /tmp/x");
+    const killed = await t.run("kill -9 $PPID; sleep 10");
+    assert.match(killed.output.text(), /the jail ended/);
+    const again = await t.run("cat /tmp/x 2>&1 || echo fresh-tmp");
+    assert.match(again.output.text(), /fresh-tmp/);
+    assert.match(t.log.join("\n"), /the jail ended .*starting a new one/);
   },
 });
 
@@ -194,21 +181,17 @@ Deno.test({
   name: "launcher: a folder missing inside the jail is reported as such, not run elsewhere",
   ignore: noJail("missing folder in the jail"),
   async fn() {
-    const t = await setup();
-    try {
-      const p = new ShellProcess({
-        command: "echo ran",
-        cwd: "/tmp/not-there",
-        env: { PATH: "/usr/bin:/bin" },
-        launcher: t.launcher,
-      });
-      await p.finished;
-      assert.equal(p.missingCwd, true);
-      assert.equal(p.exit?.code, 126);
-      assert.doesNotMatch(p.output.text(), /ran/);
-    } finally {
-      await t.close();
-    }
+    await using t = await setup();
+    const p = new ShellProcess({
+      command: "echo ran",
+      cwd: "/tmp/not-there",
+      env: { PATH: "/usr/bin:/bin" },
+      launcher: t.launcher,
+    });
+    await p.finished;
+    assert.equal(p.missingCwd, true);
+    assert.equal(p.exit?.code, 126);
+    assert.doesNotMatch(p.output.text(), /ran/);
   },
 });
 
@@ -216,16 +199,12 @@ Deno.test({
   name: "launcher: commands that arrive together share one jail start",
   ignore: noJail("concurrent first commands"),
   async fn() {
-    const t = await setup();
-    try {
-      const outs = await Promise.all(
-        [1, 2, 3].map(() => t.run("cat /proc/1/stat | cut -d' ' -f22")),
-      );
-      const starts = new Set(outs.map((p) => p.output.text().trim()));
-      assert.equal(starts.size, 1, "one jail (one init) for all three");
-    } finally {
-      await t.close();
-    }
+    await using t = await setup();
+    const outs = await Promise.all(
+      [1, 2, 3].map(() => t.run("cat /proc/1/stat | cut -d' ' -f22")),
+    );
+    const starts = new Set(outs.map((p) => p.output.text().trim()));
+    assert.equal(starts.size, 1, "one jail (one init) for all three");
   },
 });
 
