@@ -158,11 +158,17 @@ export function walk(node: Node, fn: (node: Node, type: string) => boolean | voi
   syntax.Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
 }
 
-function firstOf<T extends Node>(src: string, type: string): T {
-  let found: T | undefined;
+/** Every node of `type` in `src`, in the order the walk meets them. */
+function allOf<T extends Node>(src: string, type: string): T[] {
+  const found: T[] = [];
   walk(parseBash(src), (n, t) => {
-    if (!found && t === type) found = n as T;
+    if (t === type) found.push(n as T);
   });
+  return found;
+}
+
+function firstOf<T extends Node>(src: string, type: string): T {
+  const [found] = allOf<T>(src, type);
   if (!found) throw new Error(`mvdan-sh: no ${type} in ${JSON.stringify(src)}`);
   return found;
 }
@@ -206,15 +212,6 @@ export const REDIRECT_SAMPLE: ReadonlyArray<[OpName, string]> = [
   ["appAll", "&>> f"],
   ["dplOut", ">&2"],
 ];
-
-/** Every node of `type` in `src`, in the order the walk meets them. */
-function allOf<T extends Node>(src: string, type: string): T[] {
-  const found: T[] = [];
-  walk(parseBash(src), (n, t) => {
-    if (t === type) found.push(n as T);
-  });
-  return found;
-}
 
 /** Operator codes of the parser, read from sample scripts. */
 export const OP: Readonly<Record<OpName, number>> = atFirstUse(() => {
