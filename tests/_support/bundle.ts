@@ -10,8 +10,7 @@ import { REPO } from "./run_mopac.ts";
  * output), as arguments after `deno`, its `--outdir` replaced by `outdir`.
  */
 export async function buildArgs(outdir: string): Promise<string[]> {
-  const config = JSON.parse(await Deno.readTextFile(`${REPO}deno.json`));
-  const task = String(config.tasks?.build ?? "");
+  const task = (await denoTasks()).build ?? "";
   const words = task.split("&&").at(-1)!.split(/\s+/).filter((w) => w !== "");
   const at = words.indexOf("--outdir");
   if (words[0] !== "deno" || at < 0 || at + 1 >= words.length) {
@@ -26,12 +25,19 @@ export async function buildArgs(outdir: string): Promise<string[]> {
  * must agree: tests/build/compile_test.ts), so a bench can run mopac as those do.
  */
 export async function shippedV8Flags(): Promise<string> {
-  const tasks: Record<string, string> =
-    JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks ?? {};
-  const flag = (task: string) => task.split(/\s+/).find((w) => w.startsWith("--v8-flags="));
-  const found = flag(tasks.install ?? "");
+  const [found] = v8FlagsOf((await denoTasks()).install ?? "");
   if (!found) throw new Error("deno.json's install task gives no --v8-flags");
   return found;
+}
+
+/** The `--v8-flags=…` words of one task's command. */
+export function v8FlagsOf(task: string): string[] {
+  return task.split(/\s+/).filter((w) => w.startsWith("--v8-flags="));
+}
+
+/** deno.json's tasks, by name. */
+export async function denoTasks(): Promise<Record<string, string>> {
+  return JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks ?? {};
 }
 
 /** Runs the build into `outdir` and returns the path of its entry, `main.js`. */
@@ -49,14 +55,17 @@ export async function buildBundle(outdir: string): Promise<string> {
   return `${outdir}/main.js`;
 }
 
+/** Every chunk of a build (main.js included), with its text, in name order. */
+export async function chunks(outdir: string): Promise<Array<{ path: string; text: string }>> {
+  const names = [...Deno.readDirSync(outdir)]
+    .filter((e) => e.isFile && e.name.endsWith(".js")).map((e) => e.name).sort();
+  return await Promise.all(names.map(async (name) => {
+    const path = `${outdir}/${name}`;
+    return { path, text: await Deno.readTextFile(path) };
+  }));
+}
+
 /** The chunks of a build whose text contains `marker` (which chunk holds a package). */
 export async function chunksWith(outdir: string, marker: string): Promise<string[]> {
-  const found: string[] = [];
-  for await (const e of Deno.readDir(outdir)) {
-    if (!e.isFile || !e.name.endsWith(".js")) continue;
-    if ((await Deno.readTextFile(`${outdir}/${e.name}`)).includes(marker)) {
-      found.push(`${outdir}/${e.name}`);
-    }
-  }
-  return found.sort();
+  return (await chunks(outdir)).filter((c) => c.text.includes(marker)).map((c) => c.path);
 }

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { cp } from "node:fs/promises";
 import { JAIL_ENV, JAIL_ENV_VARS } from "../_support/jail.ts";
-import { buildBundle, chunksWith } from "../_support/bundle.ts";
+import { buildBundle, chunks, chunksWith } from "../_support/bundle.ts";
 import { REPO } from "../_support/run_mopac.ts";
 import { scriptText, scriptToolCall } from "../_support/fake_openai.ts";
 import { workspace } from "../_support/workspace.ts";
@@ -20,14 +20,13 @@ const MAIN_JS = await buildBundle(BUILD);
 globalThis.addEventListener("unload", () => Deno.removeSync(BUILD, { recursive: true }));
 
 Deno.test("the build writes an entry and chunks that name no npm: or file: import", async () => {
-  const chunks = [...Deno.readDirSync(BUILD)].filter((e) => e.name.endsWith(".js"));
-  assert.ok(chunks.some((e) => e.name === "main.js"));
-  assert.ok(chunks.length > 2, "the lazy parts are chunks of their own");
-  for (const c of chunks) {
-    const text = await Deno.readTextFile(`${BUILD}/${c.name}`);
+  const all = await chunks(BUILD);
+  assert.ok(all.some((c) => c.path === MAIN_JS));
+  assert.ok(all.length > 2, "the lazy parts are chunks of their own");
+  for (const c of all) {
     // Everything from npm is inside the bundle; only Deno's node: built-ins stay imports.
-    assert.doesNotMatch(text, /\bfrom\s+["'](npm:|file:|jsr:)/, c.name);
-    assert.doesNotMatch(text, /\bimport\(\s*["'](npm:|file:|jsr:)/, c.name);
+    assert.doesNotMatch(c.text, /\bfrom\s+["'](npm:|file:|jsr:)/, c.path);
+    assert.doesNotMatch(c.text, /\bimport\(\s*["'](npm:|file:|jsr:)/, c.path);
   }
 });
 
@@ -35,9 +34,7 @@ Deno.test("the build leaves out zod's locales other than English", async () => {
   // Only `import * as z from "zod"` lets the bundler drop what a run never uses;
   // `import { z }` keeps all sixty locales (~370 KB) in the chunk every run loads.
   const others: string[] = [];
-  for (const e of Deno.readDirSync(BUILD)) {
-    if (!e.name.endsWith(".js")) continue;
-    const text = await Deno.readTextFile(`${BUILD}/${e.name}`);
+  for (const { text } of await chunks(BUILD)) {
     for (const m of text.matchAll(/registry\.npmjs\.org\/zod\/[^/]+\/v4\/locales\/([\w-]+)\.js/g)) {
       if (m[1] !== "en") others.push(m[1]);
     }

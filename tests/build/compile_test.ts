@@ -7,20 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { shippedV8Flags } from "../_support/bundle.ts";
+import { denoTasks, shippedV8Flags, v8FlagsOf } from "../_support/bundle.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
 Deno.test("the installed command and every binary carry the same V8 flags", async () => {
-  const tasks: Record<string, string> =
-    JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks;
-  const flags = (task: string) => task.split(/\s+/).filter((w) => w.startsWith("--v8-flags="));
   const shipped = await shippedV8Flags();
-  const forms = Object.entries(tasks).filter(([name]) =>
+  const forms = Object.entries(await denoTasks()).filter(([name]) =>
     name === "install" || /^compile/.test(name)
   );
   assert.ok(forms.length >= 6, "install and the compile tasks");
-  for (const [name, task] of forms) assert.deepEqual(flags(task), [shipped], name);
+  for (const [name, task] of forms) assert.deepEqual(v8FlagsOf(task), [shipped], name);
 });
 
 Deno.test("deno compile builds the graph and fails only at the base-binary download", async () => {
