@@ -208,14 +208,18 @@ Deno.test({
   },
 });
 
-/** The bwrap processes this test process started (the jails it has running). */
-async function ownJails(): Promise<number> {
+/**
+ * The jails of the workspace `ws` this test process has running: its bwrap children
+ * that mount `ws`. (`deno test --parallel` runs other test files in this same process,
+ * and their jails are its children too.)
+ */
+async function ownJails(ws: string): Promise<number> {
   const out = await new Deno.Command("ps", {
-    args: ["-o", "args=", "--ppid", String(Deno.pid)],
+    args: ["-ww", "-o", "args=", "--ppid", String(Deno.pid)],
     stdout: "piped",
   }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => /^\S*bwrap /.test(l))
-    .length;
+  return new TextDecoder().decode(out.stdout).split("\n")
+    .filter((l) => /^\S*bwrap /.test(l) && l.split(" ").includes(ws)).length;
 }
 
 Deno.test({
@@ -225,22 +229,26 @@ Deno.test({
   async fn() {
     const t = await setup();
     try {
-      assert.equal(await ownJails(), 0);
+      assert.equal(await ownJails(t.ws), 0);
       const first = t.launcher.prepare();
       // A second call while it starts does not start another (and has nothing to wait for).
       await t.launcher.prepare();
       await first;
-      assert.equal(await ownJails(), 1, "the jail runs when prepare resolves, before any command");
+      assert.equal(
+        await ownJails(t.ws),
+        1,
+        "the jail runs when prepare resolves, before any command",
+      );
       const p = await t.run("echo in-jail; cat /proc/1/comm");
       assert.equal(p.output.text(), "in-jail\nbwrap\n");
-      assert.equal(await ownJails(), 1, "the command ran in the prepared jail");
+      assert.equal(await ownJails(t.ws), 1, "the command ran in the prepared jail");
     } finally {
       await t.close();
     }
-    assert.equal(await ownJails(), 0);
+    assert.equal(await ownJails(t.ws), 0);
     await t.launcher.prepare(); // after dispose: nothing starts
     await new Promise((r) => setTimeout(r, 100));
-    assert.equal(await ownJails(), 0);
+    assert.equal(await ownJails(t.ws), 0);
   },
 });
 
