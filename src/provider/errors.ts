@@ -42,6 +42,7 @@ export interface ProviderErrorOptions {
 }
 
 export class ProviderError extends MopacError {
+  override name = "ProviderError";
   readonly kind: ProviderErrorKind;
   readonly status?: number;
   readonly retryable: boolean;

@@ -40,10 +40,18 @@ export async function denoTasks(): Promise<Record<string, string>> {
   return JSON.parse(await Deno.readTextFile(`${REPO}deno.json`)).tasks ?? {};
 }
 
-/** Runs the build into `outdir` and returns the path of its entry, `main.js`. */
-export async function buildBundle(outdir: string): Promise<string> {
+/**
+ * Runs the build into `outdir` and returns the path of its entry, `main.js`. With
+ * `sourceMaps`, each chunk also gets a `.map` beside it (`--sourcemap=external`, which
+ * leaves the code as it is): the build is minified, so the maps are what say which
+ * modules a chunk holds.
+ */
+export async function buildBundle(
+  outdir: string,
+  opts: { sourceMaps?: boolean } = {},
+): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: await buildArgs(outdir),
+    args: [...await buildArgs(outdir), ...(opts.sourceMaps ? ["--sourcemap=external"] : [])],
     cwd: REPO,
     env: { NO_COLOR: "1" },
     stdout: "piped",
@@ -55,17 +63,34 @@ export async function buildBundle(outdir: string): Promise<string> {
   return `${outdir}/main.js`;
 }
 
-/** Every chunk of a build (main.js included), with its text, in name order. */
-export async function chunks(outdir: string): Promise<Array<{ path: string; text: string }>> {
+export interface Chunk {
+  path: string;
+  text: string;
+  /** The modules bundled into it, from its source map (empty without maps). */
+  sources: string[];
+}
+
+/** Every chunk of a build (main.js included), in name order. */
+export async function chunks(outdir: string): Promise<Chunk[]> {
   const names = [...Deno.readDirSync(outdir)]
     .filter((e) => e.isFile && e.name.endsWith(".js")).map((e) => e.name).sort();
   return await Promise.all(names.map(async (name) => {
     const path = `${outdir}/${name}`;
-    return { path, text: await Deno.readTextFile(path) };
+    const map = await Deno.readTextFile(`${path}.map`).catch(() => undefined);
+    const sources: string[] = map === undefined ? [] : JSON.parse(map).sources ?? [];
+    return { path, text: await Deno.readTextFile(path), sources };
   }));
 }
 
-/** The chunks of a build whose text contains `marker` (which chunk holds a package). */
+/**
+ * The chunks of a build that hold a module whose path contains `marker` (which chunk
+ * holds a package). Needs a build with source maps: without, it throws rather than
+ * find nothing.
+ */
 export async function chunksWith(outdir: string, marker: string): Promise<string[]> {
-  return (await chunks(outdir)).filter((c) => c.text.includes(marker)).map((c) => c.path);
+  const all = await chunks(outdir);
+  if (all.every((c) => c.sources.length === 0)) {
+    throw new Error(`no source maps in ${outdir}: build it with { sourceMaps: true }`);
+  }
+  return all.filter((c) => c.sources.some((s) => s.includes(marker))).map((c) => c.path);
 }
