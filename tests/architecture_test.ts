@@ -63,6 +63,8 @@ const LAYERS: Record<string, string[]> = {
   config: ["domain", "util"],
   domain: [],
   util: [],
+  // Steps of deno.json's tasks (the build), run by Deno, never imported by mopac.
+  build: [],
 };
 
 interface Edge {

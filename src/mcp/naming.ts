@@ -4,7 +4,7 @@
  * 64 characters, unique. A name that had to be shortened or that collides gets a short
  * hash of the original server and tool, so it stays the same from run to run.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../util/sha256.ts";
 
 export const MAX_TOOL_NAME = 64;
 const HASH_LEN = 8;
@@ -14,7 +14,7 @@ function sanitize(part: string): string {
 }
 
 export function shortHash(text: string, len = HASH_LEN): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, len);
+  return sha256Hex(text).slice(0, len);
 }
 
 /** The plain name, before shortening and collision handling. */

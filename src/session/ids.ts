@@ -5,8 +5,8 @@
  * uuid, a short id, or a unique prefix of either) picks one session: an exact match
  * wins over prefixes; nothing or several matches are usage errors (exit 2).
  */
-import { createHash } from "node:crypto";
 import { UsageError } from "../util/errors.ts";
+import { sha256Hex } from "../util/sha256.ts";
 import type { SessionSummary } from "./types.ts";
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -56,7 +56,7 @@ export function newSessionId(now: number = Date.now()): string {
 
 /** The short id users see: the first 8 hex digits of SHA-256 of the uuid. */
 export function shortIdOf(id: string): string {
-  return createHash("sha256").update(id).digest("hex").slice(0, SHORT_ID_LENGTH);
+  return sha256Hex(id).slice(0, SHORT_ID_LENGTH);
 }
 
 export function isSessionId(s: string): boolean {

@@ -7,7 +7,6 @@
  * which narrow sandboxes do not grant). The owner JSON names the pid in the error and
  * covers the one case flock cannot: an owner on another host of a network file system.
  */
-import process from "node:process";
 import { SessionBusyError } from "../util/errors.ts";
 
 export interface LockOwner {
@@ -34,7 +33,10 @@ export function hostName(): string | undefined {
  */
 export function pidAlive(pid: number): boolean | undefined {
   try {
-    process.kill(pid, 0);
+    // Deno's `process` global loads Node's process layer at its first use (~25 ms,
+    // measured); an import of node:process would load it on every start, and only a
+    // lock left by another process is ever probed.
+    globalThis.process.kill(pid, 0);
     return true;
   } catch (err) {
     const code = (err as { code?: string }).code;

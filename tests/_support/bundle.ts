@@ -6,18 +6,22 @@
 import { REPO } from "./run_mopac.ts";
 
 /**
- * The `build` task's `deno bundle` command (what follows its clearing of the old
- * output), as arguments after `deno`, its `--outdir` replaced by `outdir`.
+ * The `build` task's commands after its clearing of the old output (`deno bundle`,
+ * then the steps that finish its output), each as arguments after `deno`, with the
+ * task's `dist/bundle` replaced by `outdir` wherever it appears.
  */
-export async function buildArgs(outdir: string): Promise<string[]> {
+export async function buildCommands(outdir: string): Promise<string[][]> {
   const task = (await denoTasks()).build ?? "";
-  const words = task.split("&&").at(-1)!.split(/\s+/).filter((w) => w !== "");
-  const at = words.indexOf("--outdir");
-  if (words[0] !== "deno" || at < 0 || at + 1 >= words.length) {
-    throw new Error(`deno.json's build task is not "deno bundle … --outdir DIR …": ${task}`);
+  const commands = task.split("&&").map((c) => c.trim().split(/\s+/))
+    .filter((words) => words[0] === "deno")
+    .map((words) => words.slice(1).map((w) => w.replaceAll("dist/bundle", outdir)));
+  const bundle = commands[0];
+  if (bundle?.[0] !== "bundle" || !bundle.includes("--outdir") || !bundle.includes(outdir)) {
+    throw new Error(
+      `deno.json's build task is not "… deno bundle … --outdir dist/bundle …": ${task}`,
+    );
   }
-  words[at + 1] = outdir;
-  return words.slice(1);
+  return commands;
 }
 
 /**
@@ -50,15 +54,21 @@ export async function buildBundle(
   outdir: string,
   opts: { sourceMaps?: boolean } = {},
 ): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [...await buildArgs(outdir), ...(opts.sourceMaps ? ["--sourcemap=external"] : [])],
-    cwd: REPO,
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(`deno task build failed: ${new TextDecoder().decode(out.stderr)}`);
+  const [bundle, ...finish] = await buildCommands(outdir);
+  if (opts.sourceMaps) bundle.push("--sourcemap=external");
+  for (const args of [bundle, ...finish]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: REPO,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(
+        `deno task build failed at deno ${args[0]}: ${new TextDecoder().decode(out.stderr)}`,
+      );
+    }
   }
   return `${outdir}/main.js`;
 }

@@ -27,6 +27,9 @@ Deno.test("the build writes an entry and chunks that name no npm: or file: impor
     // Everything from npm is inside the bundle; only Deno's node: built-ins stay imports.
     assert.doesNotMatch(c.text, /\bfrom\s+["'](npm:|file:|jsr:)/, c.path);
     assert.doesNotMatch(c.text, /\bimport\(\s*["'](npm:|file:|jsr:)/, c.path);
+    // Loading node:module costs every start ~20 ms; the build's last step takes it out
+    // (src/build/strip_require.ts).
+    assert.doesNotMatch(c.text, /["']node:module["']/, c.path);
   }
 });
 

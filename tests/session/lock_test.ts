@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openSessionStore } from "../../src/session/mod.ts";
 import { SessionBusyError } from "../../src/util/errors.ts";
-import { FOREIGN_LOCK_TTL_MS, hostName } from "../../src/session/lock.ts";
+import { FOREIGN_LOCK_TTL_MS, hostName, pidAlive } from "../../src/session/lock.ts";
 import { msg, text, withDataDir } from "./_helpers.ts";
 import { denoHelper, Lines } from "./_spawn.ts";
 
@@ -127,4 +127,11 @@ Deno.test("a lock owned on another host counts as live for a day, then as stale"
     await h.close();
     store.close();
   });
+});
+
+Deno.test("pidAlive: this process lives, one that has exited does not", async () => {
+  assert.equal(pidAlive(Deno.pid), true);
+  const child = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
+  await child.status;
+  assert.equal(pidAlive(child.pid), false);
 });
