@@ -34,6 +34,9 @@ function ignoredPatterns(): string[][] {
       case "record":
         walk(def.valueType, [...path, "*"]);
         break;
+      case "lazy":
+        walk(def.getter(), path);
+        break;
     }
   };
   walk(ConfigSchema, []);

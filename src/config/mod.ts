@@ -41,6 +41,6 @@ export {
 } from "./paths.ts";
 export { CONFIG_ENV_PATTERN, CONFIG_ENV_VARS } from "./layers.ts";
 export { readForEdit, userConfigFile, writeEdit } from "./edit_file.ts";
-export { McpServerSchema } from "./schema_runtime.ts";
+export { mcpServerSchema } from "./schema_runtime.ts";
 export { type JsonPath, parsePath } from "./jsonc.ts";
 export { ignoredKeyOf } from "./ignored.ts";

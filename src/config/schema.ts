@@ -3,30 +3,35 @@
  * `limits`. Every object is strict, so a misspelt key is an error with its
  * location instead of a setting that silently does nothing; `lsp` (and crush's
  * `recent_models`) are accepted and ignored.
+ *
+ * An MCP server's and a profile's schemas are made when a config first has one
+ * (`z.lazy` as a record's values): building zod schemas is slow (~20 µs a node),
+ * and a config without them skips ~5 ms. A lazy block directly under `.optional()`
+ * would be made anyway: zod's optional reads its inner schema's `optin` at parse.
  */
 import * as z from "zod";
 import { ModelsSchema, ProviderConfigSchema } from "./schema_providers.ts";
 import {
-  HooksSchema,
-  McpServerSchema,
-  OptionsSchema,
-  PermissionsSchema,
-  ToolsSchema,
+  hooksSchema,
+  mcpServerSchema,
+  optionsSchema,
+  permissionsSchema,
+  toolsSchema,
 } from "./schema_runtime.ts";
-import { AgentSchema, LimitsSchema } from "./schema_agents.ts";
+import { agentSchema, limitsSchema } from "./schema_agents.ts";
 
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   models: ModelsSchema.optional(),
   providers: z.record(z.string(), ProviderConfigSchema).optional(),
-  mcp: z.record(z.string(), McpServerSchema).optional(),
-  options: OptionsSchema.optional(),
-  permissions: PermissionsSchema.optional(),
-  tools: ToolsSchema.optional(),
-  hooks: HooksSchema.optional(),
+  mcp: z.record(z.string(), z.lazy(mcpServerSchema)).optional(),
+  options: optionsSchema().optional(),
+  permissions: permissionsSchema().optional(),
+  tools: toolsSchema().optional(),
+  hooks: hooksSchema().optional(),
   env: z.record(z.string(), z.string()).optional().describe("Environment for child processes"),
-  agents: z.record(z.string(), AgentSchema).optional().describe("mopac agent profiles"),
-  limits: LimitsSchema.optional().describe("mopac default limits for every run"),
+  agents: z.record(z.string(), z.lazy(agentSchema)).optional().describe("mopac agent profiles"),
+  limits: limitsSchema().optional().describe("mopac default limits for every run"),
   trusted_projects: z.array(z.string()).optional().describe(
     "mopac, operator config only: projects (absolute paths or globs, matched against the git " +
       "root) whose own config files are trusted like the operator's",

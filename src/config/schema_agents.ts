@@ -3,21 +3,23 @@
  * only fixes their shape; what they mean is src/permission's job.
  */
 import * as z from "zod";
-import { DurationSchema, NetworkSchema } from "./schema_runtime.ts";
+import { durationSchema, networkSchema } from "./schema_runtime.ts";
+import { madeOnce } from "../util/load_once.ts";
 
-const Patterns = z.array(z.string());
+const patterns = () => z.array(z.string());
 
-const LimitFields = {
+const limitFields = () => ({
   max_turns: z.int().positive().optional().describe("Model requests per run"),
   max_tokens: z.int().positive().optional().describe("Input plus output tokens per run"),
   max_cost: z.number().nonnegative().optional().describe("USD per run"),
-  timeout: DurationSchema.optional().describe('Wall time per run (seconds or "10m")'),
-};
+  timeout: durationSchema().optional().describe('Wall time per run (seconds or "10m")'),
+});
 
-export const LimitsSchema = z.strictObject(LimitFields);
+/** Made at first use, like every block a config may leave out (schema.ts). */
+export const limitsSchema = madeOnce(() => z.strictObject(limitFields()));
 
-export const AgentSchema = z
-  .strictObject({
+export const agentSchema = madeOnce(() =>
+  z.strictObject({
     description: z.string().optional(),
     model: z.string().optional().describe('"large" (default), "small" or "provider/model"'),
     prompt: z.string().optional().describe("Extra system prompt text"),
@@ -28,30 +30,31 @@ export const AgentSchema = z
       .optional()
       .describe("MCP server → tool names or globs, or true for every tool"),
     bash: z.strictObject({
-      allow: Patterns.optional(),
-      deny: Patterns.optional(),
-      network: NetworkSchema.optional(),
+      allow: patterns().optional(),
+      deny: patterns().optional(),
+      network: networkSchema().optional(),
     }).optional(),
     paths: z.strictObject({
-      read: Patterns.optional(),
-      write: Patterns.optional(),
-      deny: Patterns.optional(),
+      read: patterns().optional(),
+      write: patterns().optional(),
+      deny: patterns().optional(),
     }).optional(),
-    fetch: z.strictObject({ hosts: Patterns.optional() }).optional(),
-    flag_allow: Patterns.optional().describe(
+    fetch: z.strictObject({ hosts: patterns().optional() }).optional(),
+    flag_allow: patterns().optional().describe(
       "Rules --allow may add for one run: TOOL, bash:PATTERN, fetch:HOST",
     ),
-    ...LimitFields,
+    ...limitFields(),
   })
-  .superRefine((agent, ctx) => {
-    if (agent.prompt !== undefined && agent.prompt_file !== undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["prompt_file"],
-        message: "set either prompt or prompt_file, not both",
-      });
-    }
-  });
+    .superRefine((agent, ctx) => {
+      if (agent.prompt !== undefined && agent.prompt_file !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["prompt_file"],
+          message: "set either prompt or prompt_file, not both",
+        });
+      }
+    })
+);
 
-export type AgentConfig = z.output<typeof AgentSchema>;
-export type LimitsConfig = z.output<typeof LimitsSchema>;
+export type AgentConfig = z.output<ReturnType<typeof agentSchema>>;
+export type LimitsConfig = z.output<ReturnType<typeof limitsSchema>>;

@@ -5,6 +5,7 @@
  * OAuth too; the secrets among them are redacted with every other configured secret.
  */
 import * as z from "zod";
+import { madeOnce } from "../util/load_once.ts";
 
 const SIGNING_ALGORITHMS = [
   "RS256",
@@ -23,7 +24,8 @@ const httpUrl = (what: string) =>
     message: `${what} must be an http(s) URL`,
   });
 
-export const McpOAuthKeys = {
+/** Made at first use: a run whose config names no MCP server never needs them. */
+export const mcpOAuthKeys = madeOnce(() => ({
   oauth: z.boolean().optional().describe(
     "false: no OAuth for this server; true: OAuth (the default for http/sse servers without an Authorization header)",
   ),
@@ -56,9 +58,9 @@ export const McpOAuthKeys = {
     client_id: z.string().min(1),
     id_token: z.string().min(1).describe('The user\'s ID token at the IdP (usually "$ENV_VAR")'),
   }).optional().describe("mopac: cross-app access (token exchange for an ID-JAG, then jwt-bearer)"),
-};
+}));
 
-type OAuthInput = { [K in keyof typeof McpOAuthKeys]?: unknown } & {
+type OAuthInput = { [K in keyof ReturnType<typeof mcpOAuthKeys>]?: unknown } & {
   type?: string;
   command?: string;
   url?: string;
@@ -68,7 +70,7 @@ type OAuthInput = { [K in keyof typeof McpOAuthKeys]?: unknown } & {
 export function checkMcpOAuth(server: OAuthInput, kind: string, ctx: z.RefinementCtx): void {
   const issue = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message });
-  const set = (Object.keys(McpOAuthKeys) as Array<keyof typeof McpOAuthKeys>)
+  const set = (Object.keys(mcpOAuthKeys()) as Array<keyof ReturnType<typeof mcpOAuthKeys>>)
     .filter((k) => k !== "oauth" && server[k] !== undefined);
   if (kind === "stdio") {
     for (const key of set) issue(key, "OAuth applies to http and sse servers only");

@@ -11,3 +11,12 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
       throw err;
     });
 }
+
+/**
+ * A value made at its first use instead of at start (a schema a run may never need),
+ * then kept: every caller gets the same one.
+ */
+export function madeOnce<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}

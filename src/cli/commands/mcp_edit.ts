@@ -10,7 +10,7 @@ import type { Io } from "../io.ts";
 import { EXIT } from "../exit_codes.ts";
 import { MCP_EDIT_OPTIONS } from "../command_specs.ts";
 import { MCP_HELP } from "../help.ts";
-import { McpServerSchema, readForEdit, userConfigFile, writeEdit } from "../../config/mod.ts";
+import { mcpServerSchema, readForEdit, userConfigFile, writeEdit } from "../../config/mod.ts";
 import { ConfigError, UsageError } from "../../util/errors.ts";
 import { readEnv } from "../../util/env.ts";
 
@@ -72,7 +72,7 @@ export async function mcpEditCommand(argv: string[], io: Io): Promise<number> {
     });
   }
   const entry = serverEntry(v, command);
-  const checked = McpServerSchema.safeParse(entry);
+  const checked = mcpServerSchema().safeParse(entry);
   if (!checked.success) {
     const issue = checked.error.issues[0];
     const at = issue.path.length ? `${issue.path.join(".")}: ` : "";
