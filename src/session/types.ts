@@ -171,7 +171,10 @@ export interface CreateSessionOptions {
 
 export interface SessionHandle extends SessionWriter {
   readonly header: SessionHeader;
-  /** The session as written so far (a copy: changing it changes nothing stored). */
+  /**
+   * The session as written so far: changing its arrays, meta or changes changes nothing
+   * stored; its messages are the stored ones, never to be changed in place.
+   */
   load(): Promise<LoadedSession>;
   /** Writes what is pending, updates the index and releases the lock. */
   close(): Promise<void>;

@@ -229,3 +229,30 @@ Deno.test("a session file removed or replaced under an open handle: the next wri
     store.close();
   });
 });
+
+Deno.test("a loaded session's arrays and meta are the caller's: changing them stores nothing", async () => {
+  await withDataDir(async (dir) => {
+    const store = await openSessionStore(dir);
+    const h = await store.create({ cwd: "/" });
+    await h.saveMessage(msg("user", [text("hi")]), { flush: true });
+    await h.saveMeta({ title: "kept", todos: [] });
+    const first = await h.load();
+    first.messages.push(msg("assistant", [text("not said")]));
+    first.meta.title = "changed";
+    (first.meta.todos as unknown[]).push("x");
+    first.changes.push(first.changes[0]);
+    first.denials.push(first.denials[0]);
+    const check = (again: Awaited<ReturnType<typeof h.load>>) => {
+      assert.equal(again.messages.length, 1);
+      assert.equal(again.meta.title, "kept");
+      assert.deepEqual(again.meta.todos, []);
+      assert.deepEqual([again.changes.length, again.denials.length], [0, 0]);
+    };
+    check(await h.load());
+    await h.close();
+    const reopened = await store.open(h.id);
+    check(await reopened.load());
+    await reopened.close();
+    store.close();
+  });
+});
