@@ -53,10 +53,13 @@ export function reconcile(o: ReconcileOptions): number {
   }
   const indexed = o.index.fileSizes();
   const todo: string[] = [];
+  // Every file's size, at every store open: the index also catches up with files
+  // changed behind its back. Concatenated, not join()ed: the folder is already clean.
+  const dir = `${o.sessionsDir}/`;
   for (const id of files) {
     const known = indexed.get(id);
     if (!o.force) {
-      const size = sizeOf(join(o.sessionsDir, `${id}.jsonl`));
+      const size = sizeOf(`${dir}${id}.jsonl`);
       // Size 0: a writer has just created it and not yet written the header.
       if (size === undefined || size === 0 || size === known) continue;
       // A live writer is ahead of its index rows by at most one write; it catches up.
