@@ -91,3 +91,44 @@ Deno.test("stdin: a read that has not ended after a second says so on stderr, on
   assert.equal(stderr.match(new RegExp(note, "g"))?.length, 1);
   assert.deepEqual(prompts(ws), ["late context\n\nhi"]);
 });
+
+Deno.test("stdin under --allow-all (the installed command): a pipe or a file is read; /dev/null and a socket are not", async () => {
+  // With read access everywhere mopac tells stdin's kind from /dev/stdin; elsewhere it
+  // asks node:fs (the tests above). A socket that stays open must not be waited on.
+  await using ws = await workspace({ turns: () => scriptText("ok") });
+  await Deno.writeTextFile(`${ws.dir}/context.txt`, "from a file\n");
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })();
+  const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags({ all: true }), MAIN]
+    .map((a) => `'${a}'`).join(" ");
+  const cases: Array<[string, string, string]> = [
+    ["a pipe", `printf 'piped text\\n' | ${mopac} run "hi"`, "piped text\n\nhi"],
+    ["a file", `${mopac} run "hi" < context.txt`, "from a file\n\nhi"],
+    ["/dev/null", `${mopac} run "hi" < /dev/null`, "hi"],
+    // Read, it would never end: `timeout` turns that into a failure (exit 124).
+    [
+      "a socket",
+      `exec 3<>/dev/tcp/127.0.0.1/${listener.addr.port}; timeout 30 ${mopac} run "hi" <&3`,
+      "hi",
+    ],
+  ];
+  for (const [kind, script, prompt] of cases) {
+    const out = await new Deno.Command("bash", {
+      args: ["-c", script],
+      cwd: ws.dir,
+      clearEnv: true,
+      env: { ...cleanDenoEnv(), ...FAKE_ENV },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, `${kind}: ${new TextDecoder().decode(out.stderr)}`);
+    assert.equal(prompts(ws).at(-1), prompt, kind);
+  }
+  assert.equal(held.length, 1, "the socket was connected");
+  for (const conn of held) conn.close();
+  listener.close();
+  await accepting.catch(() => {});
+});
