@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import * as z from "zod";
-import type { Access } from "../permission/types.ts";
+import type { Access, ShellAccess } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
 import type { JobManager } from "./shell/jobs.ts";
@@ -70,11 +70,12 @@ function schemaOf(defaultTimeoutMs: number, maxTimeoutMs: number, backgroundAfte
 }
 
 /**
- * The shell parser (mvdan-sh, 1.5 MB of GopherJS, and its first parses) is loaded at
- * the first command the gate checks, not with the tool: a run that never calls bash
- * never pays for it.
+ * The shell policy's code is loaded at the first command the gate checks, not with the
+ * tool: a run that never calls bash never pays for it. The parser package itself
+ * (mvdan-sh, 1.5 MB of GopherJS, ~100 ms to start) waits for the first command that is
+ * not plain (shell/plain.ts).
  */
-const shellParser = loadOnce(() =>
+const shellPolicy = loadOnce(() =>
   Promise.all([import("./shell/parse.ts"), import("./shell/redirects.ts")])
 );
 
@@ -99,9 +100,18 @@ export function createBashTool(opts: BashToolOptions): Tool {
       // this thread for tens of milliseconds, which would hold the start's own steps
       // (building the plan, spawning bwrap) back until the parser is done.
       await opts.launcher?.prepare?.();
-      const [{ parseShell }, { redirectPaths }] = await shellParser();
+      const [policy, { redirectPaths }] = await shellPolicy();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
-      const shell = parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
+      const parse = () =>
+        policy.parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
+      let shell: ShellAccess;
+      try {
+        shell = parse();
+      } catch (err) {
+        if (!(err instanceof policy.ParserNotLoadedError)) throw err;
+        await policy.loadShellParser();
+        shell = parse();
+      }
       // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
       const jailed = (opts.launcher?.backend ?? "none") !== "none";
       const redirects = await redirectPaths(shell);

@@ -12,9 +12,12 @@
  */
 import { createBashTool } from "../../src/tools/bash.ts";
 import { JobManager } from "../../src/tools/shell/jobs.ts";
-import { parseShell } from "../../src/tools/shell/parse.ts";
+import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { testToolContext } from "../_support/tool_context.ts";
+
+// The full parser, for scripts that are not plain commands (shell/plain.ts).
+await loadShellParser();
 
 const runs = Number(Deno.args[0] ?? 200);
 const ws = await Deno.makeTempDir();

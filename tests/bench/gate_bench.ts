@@ -5,12 +5,15 @@
  * under an allowlist with deny patterns, and prints the median and 95th percentile
  * per check.
  */
-import { parseShell } from "../../src/tools/shell/parse.ts";
+import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import { checkShell } from "../../src/permission/shell_rules.ts";
 import { RISKY_ASSIGNMENTS } from "../permission/corpus_assign_test.ts";
 import { DENIED_SPELLINGS } from "../permission/corpus_deny_test.ts";
 import { BANNED } from "../permission/corpus_bans_test.ts";
 import { EVALUATED } from "../permission/corpus_eval_test.ts";
+
+// The full parser, for scripts that are not plain commands (shell/plain.ts).
+await loadShellParser();
 
 const ORDINARY = [
   "git status",

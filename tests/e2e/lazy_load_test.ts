@@ -48,9 +48,23 @@ Deno.test("e2e: --version and a run that calls no tool load none of the heavy pa
   assert.deepEqual(heavyIn(modules), []);
 });
 
-Deno.test("e2e: the shell parser loads at the first bash call, Ajv with --output-schema", async () => {
+Deno.test("e2e: a plain bash command (src/tools/shell/plain.ts) runs without the shell parser", async () => {
   await using ws = await workspace({
-    turns: [scriptToolCall("bash", { command: "true" }), scriptText('{"verdict":"pass"}')],
+    turns: [scriptToolCall("bash", { command: "echo plain" }), scriptText("done")],
+  });
+  const r = await ws.run(["run", "-o", "json", "run it"], DEBUG);
+  assert.equal(r.code, 0, r.stderr.slice(-2000));
+  assert.equal(JSON.parse(r.stdout).result, "done");
+  assert.match(JSON.stringify(ws.fake.requests.at(-1)?.body), /plain/);
+  assert.deepEqual(heavyIn(loaded(r.stderr)), []);
+});
+
+Deno.test("e2e: the shell parser loads at the first command that is not plain, Ajv with --output-schema", async () => {
+  await using ws = await workspace({
+    turns: [
+      scriptToolCall("bash", { command: "true | true" }),
+      scriptText('{"verdict":"pass"}'),
+    ],
   });
   await Deno.writeTextFile(
     `${ws.dir}/schema.json`,

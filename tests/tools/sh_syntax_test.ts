@@ -10,6 +10,7 @@ import {
   ARITHM_TESTS,
   ASSIGNING_ARITHM,
   ASSIGNING_PARAM,
+  loadShellParser,
   NAME_TESTS,
   nodeType,
   OP,
@@ -20,6 +21,8 @@ import {
   walk,
 } from "../../src/tools/shell/sh_syntax.ts";
 import mvdan from "mvdan-sh";
+
+await loadShellParser();
 
 const syntax = (mvdan as unknown as { syntax: { NodeType(node: unknown): string } }).syntax;
 

@@ -1,8 +1,11 @@
 /** What parseShell reports for a script: the commands, their words and what is dynamic. */
 import assert from "node:assert/strict";
-import { parseShell } from "../../src/tools/shell/parse.ts";
+import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import { decodeAnsiC } from "../../src/tools/shell/ansi_c.ts";
 import { DENO_RUN } from "../_support/deps.ts";
+
+// The full parser, for scripts that are not plain commands (shell/plain.ts).
+await loadShellParser();
 
 const argvs = (script: string) => parseShell(script).commands.map((c) => c.argv);
 
@@ -92,7 +95,8 @@ Deno.test("the parser loads and works under a narrow --allow-env", async () => {
     const parse = new URL("../../src/tools/shell/parse.ts", import.meta.url).href;
     await Deno.writeTextFile(
       file,
-      `import { parseShell } from "${parse}";\nconsole.log(JSON.stringify(parseShell("c\\\\url x").commands[0].argv));\n`,
+      `import { loadShellParser, parseShell } from "${parse}";\nawait loadShellParser();\n` +
+        `console.log(JSON.stringify(parseShell("c\\\\url x").commands[0].argv));\n`,
     );
     const config = new URL("../../deno.json", import.meta.url).pathname;
     const out = await new Deno.Command(Deno.execPath(), {

@@ -4,8 +4,11 @@
  * under the built-in `coder` profile).
  */
 import assert from "node:assert/strict";
-import { parseShell } from "../../src/tools/shell/parse.ts";
+import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import { checkShell } from "../../src/permission/shell_rules.ts";
+
+// The full parser, for scripts that are not plain commands (shell/plain.ts).
+await loadShellParser();
 
 const HERE = "\n";
 

@@ -1,9 +1,12 @@
 /** Profile patterns (`bash.allow` / `bash.deny`) and the ban list's shape. */
 import assert from "node:assert/strict";
-import { parseShell } from "../../src/tools/shell/parse.ts";
+import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import { checkShell, matchesPattern, type ShellRules } from "../../src/permission/shell_rules.ts";
 import { BAN_LIST } from "../../src/permission/shell_ban_list.ts";
 import { banOf } from "../../src/permission/shell_ban_check.ts";
+
+// The full parser, for scripts that are not plain commands (shell/plain.ts).
+await loadShellParser();
 
 const check = (script: string, rules?: ShellRules) => checkShell(parseShell(script), rules);
 const FIXER: ShellRules = {

@@ -34,6 +34,9 @@ import {
 } from "./assignments.ts";
 import { candidateCwds, noteCd, redirectOf } from "./redirects.ts";
 import { builtinEvaluations, evaluationsOf } from "./evaluations.ts";
+import { plainWords } from "./plain.ts";
+
+export { loadShellParser, ParserNotLoadedError } from "./sh_syntax.ts";
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_DEPTH = 8;
@@ -48,9 +51,15 @@ type Found = Omit<ShellAccess, "script" | "parse_error" | "cwds">;
 
 /**
  * Parses `script` for the gate. With `cwd` (the folder the call runs in), the
- * result also lists the folders its commands may run in (`cwds`).
+ * result also lists the folders its commands may run in (`cwds`). A plain command
+ * (plain.ts) is read without the full parser; any other script needs it loaded
+ * (`loadShellParser`), else ParserNotLoadedError. `full`: every script through the
+ * parser, plain ones too.
  */
-export function parseShell(script: string, options: { cwd?: string } = {}): ShellAccess {
+export function parseShell(
+  script: string,
+  options: { cwd?: string; full?: boolean } = {},
+): ShellAccess {
   const found: Found = {
     commands: [],
     assignments: [],
@@ -59,7 +68,7 @@ export function parseShell(script: string, options: { cwd?: string } = {}): Shel
     cd: { targets: [], unknown: false },
   };
   try {
-    collect(script, 0, [], found);
+    collect(script, 0, [], found, options.full === true);
   } catch (err) {
     if (err instanceof ShellSyntaxError) return { script, ...found, parse_error: err.message };
     throw err;
@@ -78,7 +87,23 @@ function collect(
   depth: number,
   inherited: ShellAssignment[],
   out: Found,
+  full: boolean,
 ): void {
+  const plain = full ? undefined : plainWords(script);
+  if (plain) {
+    // What the parser gives for it: one command of static words, stdin untouched.
+    const words = plain.map((w) => ({ value: w, static: true, expands: false, text: w }));
+    const where: Where = {
+      stdin: { kind: "terminal" },
+      depth,
+      placeholder: undefined,
+      assigns: [...inherited],
+      appended: false,
+      full,
+    };
+    follow(words, script.trim(), where, out);
+    return;
+  }
   const file = parseBash(script);
   const src = new SourceText(script);
   // Nodes come back as fresh JS wrappers on every visit, so they are keyed by their span.
@@ -108,7 +133,7 @@ function collect(
       const assigns = [...inherited, ...own];
       const words = call.Args.map((w) => resolveWord(w, src));
       const stdin = stdinOf(stmtOf.get(span(call)), piped.has(span(call)), src);
-      const where: Where = { stdin, depth, placeholder: undefined, assigns, appended: false };
+      const where: Where = { stdin, depth, placeholder: undefined, assigns, appended: false, full };
       follow(words, src.of(call), where, out);
     } else if (type === "DeclClause") {
       out.assignments.push(...declAssignments(node as DeclClause, src));
@@ -136,6 +161,8 @@ interface Where {
   assigns: ShellAssignment[];
   /** A wrapper adds arguments at run time. */
   appended: boolean;
+  /** Every script through the full parser, plain ones too (tests compare the two). */
+  full: boolean;
 }
 
 function follow(words: ResolvedWord[], text: string, where: Where, out: Found): void {
@@ -207,7 +234,7 @@ function nested(
     return;
   }
   try {
-    collect(script, where.depth + 1, where.assigns, out);
+    collect(script, where.depth + 1, where.assigns, out, where.full);
   } catch (err) {
     if (err instanceof ShellSyntaxError) {
       throw new ShellSyntaxError(`in the script run by \`${text}\`: ${err.message}`);

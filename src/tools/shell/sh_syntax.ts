@@ -1,13 +1,12 @@
 /**
  * The bash parser: mvdan/sh (the parser crush embeds) through its JavaScript
- * build `npm:mvdan-sh`. It is synchronous and gives the full typed syntax tree.
- * This file is the only place that knows the package: it types the few node
+ * build `npm:mvdan-sh`. It is synchronous and gives the full typed syntax tree, once
+ * loaded (`loadShellParser`: the package is imported at the first script that needs it).
+ * This file (and sh_package.ts, which imports it) alone knows the package: it types the few node
  * fields the shell policy reads and finds operator codes by parsing samples, so
  * nothing depends on the package's internal numbering.
  */
-import { restoreProcess } from "./sh_guard.ts";
-import mvdan from "mvdan-sh";
-restoreProcess();
+import { loadOnce } from "../../util/load_once.ts";
 
 export interface Pos {
   Offset(): number;
@@ -115,15 +114,40 @@ interface Syntax {
   Walk(node: Node, fn: (node: Node | null) => boolean): void;
 }
 
-const syntax = (mvdan as unknown as { syntax: Syntax }).syntax;
-const parser = syntax.NewParser(syntax.Variant(syntax.LangBash));
+let syntax: Syntax | undefined;
+let parser: { Parse(src: string, name: string): File } | undefined;
+
+/**
+ * Loads the package (sh_package.ts) once; everything below that parses or walks needs
+ * it loaded first and throws ParserNotLoadedError otherwise.
+ */
+export const loadShellParser = loadOnce(async () => {
+  const mvdan = (await import("./sh_package.ts")).default;
+  const loaded = (mvdan as unknown as { syntax: Syntax }).syntax;
+  parser = loaded.NewParser(loaded.Variant(loaded.LangBash));
+  syntax = loaded;
+});
+
+/** Whether loadShellParser has finished. */
+export function shellParserLoaded(): boolean {
+  return syntax !== undefined;
+}
+
+/** A script needed the full parser before anyone loaded it (a bug of the caller). */
+export class ParserNotLoadedError extends Error {}
+
+function loadedSyntax(): Syntax {
+  if (!syntax) throw new ParserNotLoadedError("the shell parser is not loaded");
+  return syntax;
+}
 
 export class ShellSyntaxError extends Error {}
 
 /** Parses a bash script; throws ShellSyntaxError with the parser's `line:col: message`. */
 export function parseBash(src: string): File {
+  loadedSyntax();
   try {
-    return parser.Parse(src, "");
+    return parser!.Parse(src, "");
   } catch (err) {
     // Go errors arrive as objects with an Error() method, not JS Errors.
     const e = err as { Error?: () => string; message?: string };
@@ -150,12 +174,12 @@ export function typeFromField(node: Node): string | undefined {
 }
 
 export function nodeType(node: Node): string {
-  return typeFromField(node) ?? syntax.NodeType(node);
+  return typeFromField(node) ?? loadedSyntax().NodeType(node);
 }
 
 /** Visits `node` and everything below it; `fn` returning false skips the children. */
 export function walk(node: Node, fn: (node: Node, type: string) => boolean | void): void {
-  syntax.Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
+  loadedSyntax().Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
 }
 
 /** Every node of `type` in `src`, in the order the walk meets them. */
