@@ -5,11 +5,28 @@
  */
 import assert from "node:assert/strict";
 import { scriptText } from "../_support/fake_openai.ts";
-import { cleanDenoEnv, denoFlags, MAIN } from "../_support/run_mopac.ts";
+import { cleanDenoEnv, denoFlags, MAIN, type Permissions } from "../_support/run_mopac.ts";
 import { DENO_RUN } from "../_support/deps.ts";
 import { WAIT_MS, waitFor } from "../_support/wait.ts";
 import { FAKE_ENV, workspace } from "../_support/workspace.ts";
 import { contentText } from "./_live.ts";
+
+/** mopac's command line for a bash script, under `perms`. */
+function mopacLine(perms: Permissions): string {
+  return [Deno.execPath(), ...DENO_RUN, ...denoFlags(perms), MAIN].map((a) => `'${a}'`).join(" ");
+}
+
+/** Runs a bash script in the workspace with the fake's environment. */
+function inBash(dir: string, script: string): Promise<Deno.CommandOutput> {
+  return new Deno.Command("bash", {
+    args: ["-c", script],
+    cwd: dir,
+    clearEnv: true,
+    env: { ...cleanDenoEnv(), ...FAKE_ENV },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
 
 /** The first user message of each request the fake answered. */
 function prompts(ws: { fake: { turnRequests(): Array<{ messages: unknown[] }> } }) {
@@ -21,17 +38,9 @@ function prompts(ws: { fake: { turnRequests(): Array<{ messages: unknown[] }> } 
 Deno.test("stdin: --no-stdin keeps a while-read loop's list; '-' is the prompt from stdin; the piped run is titled by its prompt", async () => {
   await using ws = await workspace({ turns: () => scriptText("ok") });
   await Deno.writeTextFile(`${ws.dir}/files.txt`, "a.ts\nb.ts\nc.ts\n");
-  const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags(ws.perms), MAIN]
-    .map((a) => `'${a}'`).join(" ");
+  const mopac = mopacLine(ws.perms);
   const loop = (flag: string) =>
-    new Deno.Command("bash", {
-      args: ["-c", `while read f; do ${mopac} run ${flag} "review $f"; done < files.txt`],
-      cwd: ws.dir,
-      clearEnv: true,
-      env: { ...cleanDenoEnv(), ...FAKE_ENV },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    inBash(ws.dir, `while read f; do ${mopac} run ${flag} "review $f"; done < files.txt`);
 
   // Without the flag the first run swallows the rest of the list: one run only.
   const swallowed = await loop("");
@@ -102,8 +111,7 @@ Deno.test("stdin under --allow-all (the installed command): a pipe or a file is 
   const accepting = (async () => {
     for await (const conn of listener) held.push(conn);
   })();
-  const mopac = [Deno.execPath(), ...DENO_RUN, ...denoFlags({ all: true }), MAIN]
-    .map((a) => `'${a}'`).join(" ");
+  const mopac = mopacLine({ all: true });
   const cases: Array<[string, string, string]> = [
     ["a pipe", `printf 'piped text\\n' | ${mopac} run "hi"`, "piped text\n\nhi"],
     ["a file", `${mopac} run "hi" < context.txt`, "from a file\n\nhi"],
@@ -116,14 +124,7 @@ Deno.test("stdin under --allow-all (the installed command): a pipe or a file is 
     ],
   ];
   for (const [kind, script, prompt] of cases) {
-    const out = await new Deno.Command("bash", {
-      args: ["-c", script],
-      cwd: ws.dir,
-      clearEnv: true,
-      env: { ...cleanDenoEnv(), ...FAKE_ENV },
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await inBash(ws.dir, script);
     assert.equal(out.code, 0, `${kind}: ${new TextDecoder().decode(out.stderr)}`);
     assert.equal(prompts(ws).at(-1), prompt, kind);
   }
