@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import * as z from "zod";
-import type { Access, ShellAccess } from "../permission/types.ts";
+import type { Access } from "../permission/types.ts";
 import { defineTool } from "./define.ts";
 import { baseEnv, buildChildEnv, type EnvSources, sessionExports } from "./shell/env.ts";
 import type { JobManager } from "./shell/jobs.ts";
@@ -100,18 +100,11 @@ export function createBashTool(opts: BashToolOptions): Tool {
       // this thread for tens of milliseconds, which would hold the start's own steps
       // (building the plan, spawning bwrap) back until the parser is done.
       await opts.launcher?.prepare?.();
-      const [policy, { redirectPaths }] = await shellPolicy();
+      const [{ parseShellLoading }, { redirectPaths }] = await shellPolicy();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).
-      const parse = () =>
-        policy.parseShell(input.command, { cwd: callCwd(ctx, input.working_dir) });
-      let shell: ShellAccess;
-      try {
-        shell = parse();
-      } catch (err) {
-        if (!(err instanceof policy.ParserNotLoadedError)) throw err;
-        await policy.loadShellParser();
-        shell = parse();
-      }
+      const shell = await parseShellLoading(input.command, {
+        cwd: callCwd(ctx, input.working_dir),
+      });
       // In a jail, /tmp and /dev/shm are the session's own: scratch space, not the host's.
       const jailed = (opts.launcher?.backend ?? "none") !== "none";
       const redirects = await redirectPaths(shell);

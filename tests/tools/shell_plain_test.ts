@@ -6,7 +6,12 @@
  * that still reached for it would fail there with ParserNotLoadedError.
  */
 import assert from "node:assert/strict";
-import { loadShellParser, ParserNotLoadedError, parseShell } from "../../src/tools/shell/parse.ts";
+import {
+  loadShellParser,
+  ParserNotLoadedError,
+  parseShell,
+  parseShellLoading,
+} from "../../src/tools/shell/parse.ts";
 import { plainWords } from "../../src/tools/shell/plain.ts";
 
 /** Commands, wrappers and builtins the policy treats specially, and ordinary ones. */
@@ -224,6 +229,14 @@ Deno.test("plain commands are read without loading the parser", () => {
   // A plain script whose inner script is not plain needs the parser, and says so.
   assert.throws(() => parseShell("bash -c if"), ParserNotLoadedError);
   assert.throws(() => parseShell("echo 'x'"), ParserNotLoadedError);
+});
+
+Deno.test("parseShellLoading loads the parser when a script needs it, and only then", async () => {
+  assert.deepEqual((await parseShellLoading("git status")).commands[0].argv, ["git", "status"]);
+  assert.throws(() => parseShell("echo 'x'"), ParserNotLoadedError);
+  const quoted = await parseShellLoading("echo 'x' | cat");
+  assert.deepEqual(quoted.commands.map((c) => c.argv), [["echo", "x"], ["cat"]]);
+  assert.doesNotThrow(() => parseShell("echo 'x'"));
 });
 
 Deno.test("plainWords leaves everything that is not one plain command to the parser", () => {

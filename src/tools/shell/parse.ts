@@ -35,8 +35,9 @@ import {
 import { candidateCwds, noteCd, redirectOf } from "./redirects.ts";
 import { builtinEvaluations, evaluationsOf } from "./evaluations.ts";
 import { plainWords } from "./plain.ts";
+import { loadShellParser, ParserNotLoadedError } from "./sh_syntax.ts";
 
-export { loadShellParser, ParserNotLoadedError } from "./sh_syntax.ts";
+export { loadShellParser, ParserNotLoadedError };
 
 /** Scripts inside scripts (`bash -c "bash -c '…'"`) are followed this deep. */
 const MAX_DEPTH = 8;
@@ -76,6 +77,24 @@ export function parseShell(
   const access: ShellAccess = { script, ...found };
   if (options.cwd !== undefined) access.cwds = candidateCwds(options.cwd, found.cd);
   return access;
+}
+
+/**
+ * parseShell, loading the full parser first when the script turns out to need it (a
+ * script that is not plain, or a plain one whose inner script is not): a plain command
+ * never waits for it.
+ */
+export async function parseShellLoading(
+  script: string,
+  options: { cwd?: string } = {},
+): Promise<ShellAccess> {
+  try {
+    return parseShell(script, options);
+  } catch (err) {
+    if (!(err instanceof ParserNotLoadedError)) throw err;
+    await loadShellParser();
+    return parseShell(script, options);
+  }
 }
 
 /**

@@ -128,12 +128,7 @@ export const loadShellParser = loadOnce(async () => {
   syntax = loaded;
 });
 
-/** Whether loadShellParser has finished. */
-export function shellParserLoaded(): boolean {
-  return syntax !== undefined;
-}
-
-/** A script needed the full parser before anyone loaded it (a bug of the caller). */
+/** A script needed the full parser before it was loaded (parseShellLoading loads it then). */
 export class ParserNotLoadedError extends Error {}
 
 function loadedSyntax(): Syntax {
