@@ -12,26 +12,26 @@
 import * as z from "zod";
 import { ModelsSchema, ProviderConfigSchema } from "./schema_providers.ts";
 import {
-  hooksSchema,
+  HooksSchema,
   mcpServerSchema,
-  optionsSchema,
-  permissionsSchema,
-  toolsSchema,
+  OptionsSchema,
+  PermissionsSchema,
+  ToolsSchema,
 } from "./schema_runtime.ts";
-import { agentSchema, limitsSchema } from "./schema_agents.ts";
+import { agentSchema, LimitsSchema } from "./schema_agents.ts";
 
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   models: ModelsSchema.optional(),
   providers: z.record(z.string(), ProviderConfigSchema).optional(),
   mcp: z.record(z.string(), z.lazy(mcpServerSchema)).optional(),
-  options: optionsSchema().optional(),
-  permissions: permissionsSchema().optional(),
-  tools: toolsSchema().optional(),
-  hooks: hooksSchema().optional(),
+  options: OptionsSchema.optional(),
+  permissions: PermissionsSchema.optional(),
+  tools: ToolsSchema.optional(),
+  hooks: HooksSchema.optional(),
   env: z.record(z.string(), z.string()).optional().describe("Environment for child processes"),
   agents: z.record(z.string(), z.lazy(agentSchema)).optional().describe("mopac agent profiles"),
-  limits: limitsSchema().optional().describe("mopac default limits for every run"),
+  limits: LimitsSchema.optional().describe("mopac default limits for every run"),
   trusted_projects: z.array(z.string()).optional().describe(
     "mopac, operator config only: projects (absolute paths or globs, matched against the git " +
       "root) whose own config files are trusted like the operator's",

@@ -3,21 +3,21 @@
  * only fixes their shape; what they mean is src/permission's job.
  */
 import * as z from "zod";
-import { durationSchema, networkSchema } from "./schema_runtime.ts";
+import { DurationSchema, NetworkSchema } from "./schema_runtime.ts";
 import { madeOnce } from "../util/load_once.ts";
 
-const patterns = () => z.array(z.string());
+const Patterns = z.array(z.string());
 
-const limitFields = () => ({
+const LimitFields = {
   max_turns: z.int().positive().optional().describe("Model requests per run"),
   max_tokens: z.int().positive().optional().describe("Input plus output tokens per run"),
   max_cost: z.number().nonnegative().optional().describe("USD per run"),
-  timeout: durationSchema().optional().describe('Wall time per run (seconds or "10m")'),
-});
+  timeout: DurationSchema.optional().describe('Wall time per run (seconds or "10m")'),
+};
 
-/** Made at first use, like every block a config may leave out (schema.ts). */
-export const limitsSchema = madeOnce(() => z.strictObject(limitFields()));
+export const LimitsSchema = z.strictObject(LimitFields);
 
+/** Made at first use: a config that defines no profile never needs it (schema.ts). */
 export const agentSchema = madeOnce(() =>
   z.strictObject({
     description: z.string().optional(),
@@ -30,20 +30,20 @@ export const agentSchema = madeOnce(() =>
       .optional()
       .describe("MCP server → tool names or globs, or true for every tool"),
     bash: z.strictObject({
-      allow: patterns().optional(),
-      deny: patterns().optional(),
-      network: networkSchema().optional(),
+      allow: Patterns.optional(),
+      deny: Patterns.optional(),
+      network: NetworkSchema.optional(),
     }).optional(),
     paths: z.strictObject({
-      read: patterns().optional(),
-      write: patterns().optional(),
-      deny: patterns().optional(),
+      read: Patterns.optional(),
+      write: Patterns.optional(),
+      deny: Patterns.optional(),
     }).optional(),
-    fetch: z.strictObject({ hosts: patterns().optional() }).optional(),
-    flag_allow: patterns().optional().describe(
+    fetch: z.strictObject({ hosts: Patterns.optional() }).optional(),
+    flag_allow: Patterns.optional().describe(
       "Rules --allow may add for one run: TOOL, bash:PATTERN, fetch:HOST",
     ),
-    ...limitFields(),
+    ...LimitFields,
   })
     .superRefine((agent, ctx) => {
       if (agent.prompt !== undefined && agent.prompt_file !== undefined) {
@@ -57,4 +57,4 @@ export const agentSchema = madeOnce(() =>
 );
 
 export type AgentConfig = z.output<ReturnType<typeof agentSchema>>;
-export type LimitsConfig = z.output<ReturnType<typeof limitsSchema>>;
+export type LimitsConfig = z.output<typeof LimitsSchema>;

@@ -21,7 +21,7 @@ import * as z from "zod";
 import { ConfigError } from "../util/errors.ts";
 import { dotted, type JsonPath, locate, type ParsedFile } from "./jsonc.ts";
 import { isPlainObject } from "./merge.ts";
-import { limitsSchema } from "./schema_agents.ts";
+import { LimitsSchema } from "./schema_agents.ts";
 import { OPERATOR_ONLY_REASON, realPathOf, within } from "./trust.ts";
 import {
   emptyNarrowing,
@@ -93,7 +93,7 @@ export async function sanitizeUntrusted(
   const caps = (block: Record<string, unknown>, path: JsonPath, into: LimitCaps) => {
     for (const key of LIMIT_KEYS) {
       if (block[key] === undefined) continue;
-      into[key] = checked(limitsSchema().shape[key], block[key], [...path, key]) as number;
+      into[key] = checked(LimitsSchema.shape[key], block[key], [...path, key]) as number;
     }
   };
   const insideProject = async (entry: string) => {
