@@ -159,6 +159,8 @@ async function streamTurn(
       },
       (event) => {
         if (!draft.apply(event, clock.now())) return;
+        // A head start for the tool while its arguments stream (e.g. the bash tool's jail).
+        if (event.type === "tool_call_start") deps.tools.warm(event.name);
         if (event.type === "text") {
           emit({ type: "text", delta: event.delta, message_id: messageId });
         }

@@ -33,6 +33,11 @@ export interface ToolRunner {
   specs(): ToolSpec[];
   /** Runs one call. Contract: never throws; every failure is an error result. */
   run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult>;
+  /**
+   * The model has begun a call of `name`: an offered tool may start what its calls
+   * need (the bash tool's jail) while the arguments stream. Never throws.
+   */
+  warm(name: string): void;
 }
 
 /** Deeper arguments are refused: walking them (redaction, events) would overflow the stack. */
@@ -77,6 +82,7 @@ export function createToolRunner(opts: RunnerOptions): ToolRunner {
   if (!redact) return runner;
   return {
     specs: () => runner.specs(),
+    warm: (name) => runner.warm(name),
     async run(call, signal) {
       const ran = await runner.run(call, signal);
       const result = { ...ran.result, content: redact(ran.result.content) };
@@ -93,6 +99,13 @@ function unredactedRunner(opts: RunnerOptions): ToolRunner {
       return offered()
         .map((t) => ({ name: t.name, description: t.description, parameters: t.parameters }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    },
+    warm(name: string): void {
+      try {
+        offered().find((t) => t.name === name)?.warm?.();
+      } catch {
+        // only a head start: the call itself starts what it needs and reports failures
+      }
     },
     async run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult> {
       const tool = opts.tools().find((t) => t.name === call.name);

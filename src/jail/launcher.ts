@@ -36,6 +36,8 @@ export class JailLauncher implements ShellLauncher {
   readonly #opts: LauncherOptions;
   readonly #tmpDir: string;
   #jail?: Promise<SessionJail>;
+  /** prepare()'s answer while a jail it started is starting: resolves once its process runs. */
+  #spawned?: Promise<void>;
   #proxy?: NetworkProxy;
   #bridge?: HostBridge;
   #disposed = false;
@@ -82,12 +84,14 @@ export class JailLauncher implements ShellLauncher {
   }
 
   prepare(): Promise<void> {
-    if (this.#disposed || this.#jail) return Promise.resolve();
+    if (this.#disposed) return Promise.resolve();
+    // A second caller (the gate after a warm start) waits for the same process to run.
+    if (this.#jail) return this.#spawned ?? Promise.resolve();
     const running = Promise.withResolvers<void>();
     // Kept even when it fails: the next spawn reports that failure instead of trying again.
     const pending = this.#jail = this.#start(running.resolve);
     pending.then(() => running.resolve(), () => running.resolve());
-    return running.promise;
+    return this.#spawned = running.promise;
   }
 
   async dispose(): Promise<void> {

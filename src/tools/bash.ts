@@ -94,6 +94,9 @@ export function createBashTool(opts: BashToolOptions): Tool {
     description: describe(backgroundAfterMs, defaultTimeoutMs, maxTimeoutMs, limits.maxChars) +
       (opts.launcher?.summary ? `\n- ${opts.launcher.summary}` : ""),
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
+    // The jail takes tens of milliseconds to come up: started while the command streams
+    // in, it is usually ready when the call arrives. No command reaches it before a spawn.
+    warm: () => void opts.launcher?.prepare?.(),
     async access(input, ctx): Promise<Access> {
       // The jail starts first and comes up in its own processes while the parser loads
       // and the gate runs. Waited for until its process runs: loading the parser holds

@@ -24,6 +24,8 @@ export interface ToolDefinition<S extends z.ZodType> {
    * (both reach it as an error result); a thrown error never ends the run.
    */
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /** See Tool.warm: a head start while the model's call streams in. */
+  warm?(): void;
 }
 
 /**

@@ -105,6 +105,12 @@ export interface Tool<I = unknown> {
   access?(input: I, ctx: ToolContext): Access | Promise<Access>;
   /** Runs the call with what `parse` returned, after the gate allowed it. */
   run(input: I, ctx: ToolContext): Promise<ToolOutput>;
+  /**
+   * The model has begun a call of this tool (its arguments are still streaming): start
+   * what any call will need, so the call does not wait for it. Must not act on the
+   * model's behalf (nothing of the call is known yet) and never throws.
+   */
+  warm?(): void;
   /** For MCP tools: where the tool comes from. */
   readonly mcp?: { server: string; tool: string };
 }

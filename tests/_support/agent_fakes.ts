@@ -60,11 +60,14 @@ export function callStep(calls: Array<{ id: string; name: string; input: unknown
 
 export function echoRunner(
   handler?: (call: ToolCallPart) => Partial<ToolRunResult["result"]> & { deny?: boolean },
-): ToolRunner & { calls: ToolCallPart[] } {
+): ToolRunner & { calls: ToolCallPart[]; warmed: Array<{ name: string; callsBefore: number }> } {
   const calls: ToolCallPart[] = [];
+  const warmed: Array<{ name: string; callsBefore: number }> = [];
   return {
     calls,
+    warmed,
     specs: () => [{ name: "echo", description: "echo", parameters: { type: "object" } }],
+    warm: (name) => void warmed.push({ name, callsBefore: calls.length }),
     run(call) {
       calls.push(call);
       const h = handler?.(call) ?? {};

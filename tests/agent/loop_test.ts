@@ -83,6 +83,19 @@ Deno.test("tool calls run, their results are sent back, then the model answers",
   assert.deepEqual(provider.requests[0].tools.map((t) => t.name), ["echo"]);
 });
 
+Deno.test("a call's tool is warmed when the call starts streaming, before it runs", async () => {
+  const { deps, input, runner } = setup([
+    callStep([{ id: "c1", name: "echo", input: { a: 1 } }, { id: "c2", name: "echo", input: {} }]),
+    textStep("done"),
+  ]);
+  await runAgent(deps, input());
+  assert.deepEqual(runner.warmed, [
+    { name: "echo", callsBefore: 0 },
+    { name: "echo", callsBefore: 0 },
+  ]);
+  assert.equal(runner.calls.length, 2);
+});
+
 Deno.test("history is passed on and the prompt appended", async () => {
   const { deps, input, provider } = setup([textStep("again")]);
   const prior = {

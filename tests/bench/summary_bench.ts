@@ -6,7 +6,9 @@
  *   --version; S0 (one request, start → exit); S20 (20 `bash` steps of `true`, then the
  *   answer) with the OS jail on and off, and per step ((S20 − S0) / 20, paired by
  *   round; and (S20 − S1) / 19 after the first step, which loads the shell parser and
- *   starts the jail); peak RSS of S20; the first request's arrival after start (from S0);
+ *   starts the jail); the first step (S1 − S0), and the same behind a model that streams
+ *   the call's arguments for 200 ms after naming the tool (the jail then starts during the
+ *   stream); peak RSS of S20; the first request's arrival after start (from S0);
  * and, in process: provider-layer stream throughput (200,000 text deltas, through
  * stream_bench.ts's child mode), five stdio MCP servers to all-ready (mcp_bench.ts)
  * and the session figures (session_bench.ts). Each row names the command that reruns it.
@@ -58,6 +60,8 @@ if (!Number.isInteger(RUNS) || RUNS < 1 || unknown.length > 0 || badLayout) {
   Deno.exit(2);
 }
 const STEPS = 20;
+/** How long the "S1 slow" model streams its call's arguments after naming the tool. */
+const STREAM_MS = 200;
 const rerun = (c: string) => `deno task bench summary -- --case ${c} --runs ${RUNS}`;
 
 /** The trees whose main.ts run: ours, and the one to compare with. */
@@ -121,12 +125,18 @@ const ws = await workspace({
     const first = req.messages.find((m) => m.role === "user");
     const steps = req.messages.filter((m) => m.role === "tool").length;
     // "S20: …" asks for 20 steps, "S1: …" for one, anything else for none.
-    const asked = Number(/\bS(\d+):/.exec(JSON.stringify(first?.content ?? ""))?.[1] ?? 0);
+    const asked = Number(
+      /\bS(\d+)(?: slow)?:/.exec(JSON.stringify(first?.content ?? ""))?.[1] ?? 0,
+    );
     if (steps >= asked) {
       return scriptText("ok");
     }
     // A different command each step: the same call over and over is a loop (exit 5).
-    return scriptToolCall("bash", { command: `true ${steps}` }, `call_${steps}`);
+    // "S1 slow: …": a model that names the tool, then takes STREAM_MS for the arguments.
+    const slow = /\bS1 slow:/.test(JSON.stringify(first?.content ?? ""));
+    return scriptToolCall("bash", { command: `true ${steps}` }, `call_${steps}`, {
+      ...(slow ? { fault: { stallAfterChunks: 2, stallMs: STREAM_MS } } : {}),
+    });
   },
 });
 
@@ -180,6 +190,10 @@ async function round(keep: boolean): Promise<void> {
       }
       if (chosen.includes("s20")) {
         put(`s1 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S1: run true"], env));
+        if (mode === "jail on") {
+          const args = ["run", "-o", "json", "S1 slow: run true"];
+          put(`s1slow ${mode}`, await runMopac(tree, args, env));
+        }
         put(`s20 ${mode}`, await runMopac(tree, ["run", "-o", "json", "S20: run true"], env));
         if (mode === jailModes[0][0]) {
           const args = ["run", "-o", "json", "S20: run true"];
@@ -241,6 +255,23 @@ for (const tree of trees) {
       });
     }
     const s1 = get(`s1 ${mode}`);
+    if (s1.length > 0 && s0.length === s1.length) {
+      row(`first step (S1 − S0), ${mode}${tree.name}`, s1.map((s, i) => s.ms - s0[i].ms), "ms", {
+        load: s1.map((s) => s.load),
+        rerun: rerun("s20"),
+      });
+    }
+    // The jail starts while the call streams in: behind a model that takes its time, the
+    // first step costs what a later one does.
+    const slow = get(`s1slow ${mode}`);
+    if (slow.length > 0 && s0.length === slow.length) {
+      row(
+        `first step behind a call streamed for ${STREAM_MS} ms (S1 − S0 − ${STREAM_MS}), ${mode}${tree.name}`,
+        slow.map((s, i) => s.ms - s0[i].ms - STREAM_MS),
+        "ms",
+        { load: slow.map((s) => s.load), rerun: rerun("s20") },
+      );
+    }
     if (s20.length > 0 && s1.length === s20.length) {
       const later = (a: number, b: number) => (a - b) / (STEPS - 1);
       row(

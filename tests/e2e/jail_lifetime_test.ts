@@ -76,3 +76,31 @@ Deno.test({
     assert.deepEqual(await processesWith(marker), []);
   },
 });
+
+Deno.test({
+  name: "jail lifetime: the jail starts while the model's bash call is still streaming",
+  ignore: noJail("the jail's early start"),
+  async fn() {
+    await using ws = await workspace({
+      turns: [
+        // The call's name, then nothing until the test is done: a slow model.
+        scriptToolCall("bash", { command: "echo hi" }, "c1", {
+          fault: { stallAfterChunks: 2, stallMs: 120_000 },
+        }),
+      ],
+    });
+    const live = startLive(ws.spawn(["run", "-o", "stream-json", "say hi"]));
+    try {
+      // bwrap's arguments name the workspace it binds; without the head start the jail
+      // would start only after the call arrived, which the stall holds back.
+      await waitFor(
+        async () => (await processesWith(ws.dir)).some((l) => /^\s*\d+\s+(\S*\/)?bwrap\s/.test(l)),
+        "the jail's bwrap during the stream",
+      );
+      assert.equal(live.events.filter((e) => e.type === "tool_call").length, 0);
+    } finally {
+      await live.kill();
+    }
+    await waitFor(async () => (await processesWith(ws.dir)).length === 0, "the jail's end");
+  },
+});

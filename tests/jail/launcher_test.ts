@@ -70,6 +70,24 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "launcher: a warm-up and the gate's prepare share one start, and the command uses it",
+  ignore: noJail("the session jail"),
+  async fn() {
+    await using t = await setup();
+    const warm = t.launcher.prepare();
+    const gate = t.launcher.prepare();
+    // The same promise: the second caller waits until the first start's process runs.
+    assert.equal(gate, warm);
+    await gate;
+    const ran = await t.run("cat /proc/1/comm");
+    assert.equal(ran.output.text(), "bwrap\n");
+    assert.deepEqual(t.log.filter((l) => /jail ended|starting a new one/.test(l)), []);
+    await t.launcher.dispose();
+    assert.equal(await t.launcher.prepare(), undefined, "after dispose: nothing starts");
+  },
+});
+
 /** `pid pgid sid` of the bash that ran the command, as ps sees them. */
 const IDS = "ps -o pid=,pgid=,sid= -p $$";
 

@@ -45,6 +45,7 @@ async function setup(
   return {
     ws,
     call,
+    runner,
     async [Symbol.asyncDispose]() {
       await jobs.dispose();
       await Deno.remove(ws, { recursive: true });
@@ -97,4 +98,45 @@ Deno.test("the launcher is prepared when a command is checked; a denied one spaw
   const ok = await s.call("echo made");
   assert.equal(ok.result.is_error, false);
   assert.deepEqual(seen, ["prepare", "prepare", "spawn"]);
+});
+
+Deno.test("a bash call that starts streaming warms the launcher, where bash is offered", async () => {
+  const seen: string[] = [];
+  const launcher: ShellLauncher = {
+    ...directLauncher,
+    prepare: () => {
+      seen.push("prepare");
+      return Promise.resolve();
+    },
+    spawn: (spec) => {
+      seen.push("spawn");
+      return directLauncher.spawn(spec);
+    },
+  };
+  await using s = await setup(undefined, undefined, launcher);
+  s.runner.warm("bash");
+  assert.deepEqual(seen, ["prepare"], "warmed: prepared, nothing spawned");
+  s.runner.warm("no_such_tool");
+  assert.deepEqual(seen, ["prepare"]);
+
+  await using reader = await setup("task", undefined, launcher);
+  reader.runner.warm("bash");
+  assert.deepEqual(seen, ["prepare"], "bash not offered: nothing warmed");
+});
+
+Deno.test("a tool whose warm-up throws leaves the runner and the call unharmed", async () => {
+  let warms = 0;
+  const broken: ShellLauncher = {
+    ...directLauncher,
+    // Throws at the warm-up only (the gate's own prepare must work for the call to run).
+    prepare: () => {
+      if (warms++ === 0) throw new Error("no jail today");
+      return Promise.resolve();
+    },
+  };
+  await using s = await setup(undefined, undefined, broken);
+  s.runner.warm("bash");
+  assert.equal(warms, 1);
+  const ok = await s.call("echo still");
+  assert.equal(ok.result.content, "still");
 });
