@@ -23,6 +23,7 @@ import { openChildSession, type OpenedSession, openRunSession } from "./open_ses
 import type { OutputSchema } from "./output_schema.ts";
 import { gatherSystemPrompt } from "./prompt_parts.ts";
 import { readAttachments } from "./attachments.ts";
+import { warmHttp } from "../provider/warm_http.ts";
 import {
   loadSystemPromptFlags,
   type SystemPromptFlags,
@@ -103,7 +104,11 @@ export async function prepareRun(
   const images = await readAttachments(args.images ?? [], resolved.cwd);
   await using stack = new AsyncDisposableStack();
   // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.
-  const jail = await startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun });
+  // While it runs (a bwrap start, ~15 ms) this thread is idle: Deno's fetch code compiles.
+  const [jail] = await Promise.all([
+    startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun }),
+    args.dryRun ? undefined : warmHttp(),
+  ]);
   // Deferred first, so it runs last: the tools' jobs end, then the jail they ran in.
   stack.defer(() => quietly(() => jail.close()));
   const jailVersion = args.dryRun ? await jail.version() : undefined;
