@@ -78,7 +78,8 @@ Deno.test("a profile's bash patterns decide, deny before allow", async () => {
   assert.equal(pushed.denial?.rule, "bash.deny:git push*");
 });
 
-Deno.test("the launcher is prepared when a command is checked; a denied one spawns nothing", async () => {
+/** The direct launcher, noting each prepare and spawn in `seen`. */
+function recordingLauncher(): { seen: string[]; launcher: ShellLauncher } {
   const seen: string[] = [];
   const launcher: ShellLauncher = {
     ...directLauncher,
@@ -91,6 +92,11 @@ Deno.test("the launcher is prepared when a command is checked; a denied one spaw
       return directLauncher.spawn(spec);
     },
   };
+  return { seen, launcher };
+}
+
+Deno.test("the launcher is prepared when a command is checked; a denied one spawns nothing", async () => {
+  const { seen, launcher } = recordingLauncher();
   await using s = await setup(undefined, undefined, launcher);
   const denied = await s.call("c\\url -s http://127.0.0.1:9/");
   assert.equal(denied.result.denied, true);
@@ -101,18 +107,7 @@ Deno.test("the launcher is prepared when a command is checked; a denied one spaw
 });
 
 Deno.test("a bash call that starts streaming warms the launcher, where bash is offered", async () => {
-  const seen: string[] = [];
-  const launcher: ShellLauncher = {
-    ...directLauncher,
-    prepare: () => {
-      seen.push("prepare");
-      return Promise.resolve();
-    },
-    spawn: (spec) => {
-      seen.push("spawn");
-      return directLauncher.spawn(spec);
-    },
-  };
+  const { seen, launcher } = recordingLauncher();
   await using s = await setup(undefined, undefined, launcher);
   s.runner.warm("bash");
   assert.deepEqual(seen, ["prepare"], "warmed: prepared, nothing spawned");
