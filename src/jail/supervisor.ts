@@ -191,6 +191,9 @@ export function supervisorCommand(): string[] {
     "-A",
     "--no-config",
     "--no-lock",
+    // Its Deno cache is a throwaway inside the jail: a code cache written there is never
+    // read again (the first command in a new jail: ~3 ms sooner without it).
+    "--no-code-cache",
     `data:application/javascript,${encodeURIComponent(source)}`,
   ];
 }

@@ -12,13 +12,13 @@ import { DENO_RUN } from "../_support/deps.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
-async function converse(argv: string[]): Promise<Frame[]> {
+async function converse(argv: string[], env: Record<string, string> = {}): Promise<Frame[]> {
   const proc = new Deno.Command(argv[0], {
     args: argv.slice(1),
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
   }).spawn();
   const w = proc.stdin.getWriter();
   const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
@@ -60,11 +60,19 @@ function check(frames: Frame[]) {
   assert.deepEqual(frames.find((f) => f.t === "exit"), { t: "exit", id: 2, code: 7, signal: null });
 }
 
-Deno.test("supervisor: deno run of its own source as a data: module", async () => {
+Deno.test("supervisor: deno run of its own source as a data: module, writing no code cache", async () => {
   const argv = supervisorCommand();
   assert.equal(argv[1], "run");
   assert.match(argv.at(-1)!, /^data:application\/javascript,/);
-  check(await converse(argv));
+  // As in the jail: a Deno cache of its own, thrown away with the jail.
+  const denoDir = await Deno.makeTempDir({ prefix: "mopac-supervisor-deno-" });
+  try {
+    check(await converse(argv, { DENO_DIR: denoDir }));
+    const files = [...Deno.readDirSync(denoDir)].map((e) => e.name);
+    assert.ok(!files.some((f) => f.startsWith("v8_code_cache")), files.join(", "));
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
 });
 
 Deno.test("supervisor: a compiled mopac's hidden command (through main.ts)", async () => {
