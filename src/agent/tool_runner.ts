@@ -101,10 +101,13 @@ function unredactedRunner(opts: RunnerOptions): ToolRunner {
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     },
     warm(name: string): void {
+      const tool = opts.tools().find((t) => t.name === name);
+      if (!tool?.warm || !opts.gate.allows(tool.name, tool.mcp)) return;
+      // Only a head start: the call itself starts what it needs and reports failures.
       try {
-        offered().find((t) => t.name === name)?.warm?.();
+        Promise.resolve(tool.warm()).catch(() => {});
       } catch {
-        // only a head start: the call itself starts what it needs and reports failures
+        // thrown before its promise
       }
     },
     async run(call: ToolCallPart, signal: AbortSignal): Promise<ToolRunResult> {

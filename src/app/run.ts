@@ -105,9 +105,11 @@ export async function prepareRun(
   await using stack = new AsyncDisposableStack();
   // The jail's probe is part of the preflight: it fails closed (exit 2) before anything opens.
   // While it runs (a bwrap start, ~15 ms) this thread is idle: Deno's fetch code compiles.
+  // startJail comes first: it spawns the probe before its first await, then the warm-up
+  // runs. A run that makes no HTTP request (a dry run, a replayed cassette) skips it.
   const [jail] = await Promise.all([
     startJail(resolved, opts.warn, { ephemeral: args.ephemeral || !!args.dryRun }),
-    args.dryRun ? undefined : warmHttp(),
+    args.dryRun || args.replay !== undefined ? undefined : warmHttp(),
   ]);
   // Deferred first, so it runs last: the tools' jobs end, then the jail they ran in.
   stack.defer(() => quietly(() => jail.close()));

@@ -1,9 +1,9 @@
 /**
- * The bash tool's launcher when commands are jailed: the session's one jail,
- * started when the first command is checked (a run that never calls bash never pays
- * for it; the start runs while the gate parses the command),
- * started again on the next command if it ended (its /tmp and background jobs are
- * then gone, and mopac says so), and ended with the run.
+ * The bash tool's launcher when commands are jailed: the session's one jail, started
+ * when a response of the model first names the bash tool (the start runs while the
+ * call streams in and the gate checks it; a run whose model never calls bash never
+ * pays for it), started again on the next command if it ended (its /tmp and
+ * background jobs are then gone, and mopac says so), and ended with the run.
  */
 import { join } from "node:path";
 import { BWRAP, bwrapArgs, pathEnv, PROXY_SOCKET_IN_JAIL } from "./bwrap.ts";
@@ -91,7 +91,8 @@ export class JailLauncher implements ShellLauncher {
     // Kept even when it fails: the next spawn reports that failure instead of trying again.
     const pending = this.#jail = this.#start(running.resolve);
     pending.then(() => running.resolve(), () => running.resolve());
-    return this.#spawned = running.promise;
+    this.#spawned = running.promise;
+    return running.promise;
   }
 
   async dispose(): Promise<void> {
@@ -117,7 +118,10 @@ export class JailLauncher implements ShellLauncher {
       try {
         jail = await pending;
       } catch (err) {
-        if (this.#jail === pending) this.#jail = undefined;
+        if (this.#jail === pending) {
+          this.#jail = undefined;
+          this.#spawned = undefined;
+        }
         throw err;
       }
       if (jail.alive) return jail;
@@ -127,6 +131,7 @@ export class JailLauncher implements ShellLauncher {
             "(its /tmp and background processes are gone)",
         );
         this.#jail = undefined;
+        this.#spawned = undefined;
       }
     }
   }

@@ -77,9 +77,10 @@ export interface ShellLauncher {
     forced: Readonly<Record<string, string>>;
   };
   /**
-   * Starts what a command will need (the jail) so that its start overlaps the gate's
-   * work on the command. Resolves once the jail's process runs (it then comes up on its
-   * own), not when it is ready; never rejects (a failed start shows at the next
+   * Starts what a command will need (the jail) so that its start overlaps the model's
+   * stream and the gate's work on the command. Resolves once the jail's process runs
+   * (it then comes up on its own), not when it is ready; a call while a start is under
+   * way gets that start's promise. Never rejects (a failed start shows at the next
    * spawn). Nothing of the model's reaches the jail before a spawn.
    */
   prepare?(): Promise<void>;

@@ -96,12 +96,11 @@ export function createBashTool(opts: BashToolOptions): Tool {
     schema: schemaOf(defaultTimeoutMs, maxTimeoutMs, backgroundAfterMs),
     // The jail takes tens of milliseconds to come up: started while the command streams
     // in, it is usually ready when the call arrives. No command reaches it before a spawn.
-    warm: () => void opts.launcher?.prepare?.(),
+    warm: () => opts.launcher?.prepare?.(),
     async access(input, ctx): Promise<Access> {
-      // The jail starts first and comes up in its own processes while the parser loads
-      // and the gate runs. Waited for until its process runs: loading the parser holds
-      // this thread for tens of milliseconds, which would hold the start's own steps
-      // (building the plan, spawning bwrap) back until the parser is done.
+      // The jail's start (begun by the warm-up, or here) is waited for until its process
+      // runs: loading the parser holds this thread for tens of milliseconds, which would
+      // hold the start's own steps (building the plan, spawning bwrap) back until it is done.
       await opts.launcher?.prepare?.();
       const [{ parseShellLoading }, { redirectPaths }] = await shellPolicy();
       // Redirections are checked from the folder the call runs in (and where `cd` goes).

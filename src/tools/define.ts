@@ -25,7 +25,7 @@ export interface ToolDefinition<S extends z.ZodType> {
    */
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolOutput>;
   /** See Tool.warm: a head start while the model's call streams in. */
-  warm?(): void;
+  warm?(): void | Promise<void>;
 }
 
 /**

@@ -108,9 +108,10 @@ export interface Tool<I = unknown> {
   /**
    * The model has begun a call of this tool (its arguments are still streaming): start
    * what any call will need, so the call does not wait for it. Must not act on the
-   * model's behalf (nothing of the call is known yet) and never throws.
+   * model's behalf (nothing of the call is known yet). The runner ignores what it
+   * returns and what it throws or rejects with.
    */
-  warm?(): void;
+  warm?(): void | Promise<void>;
   /** For MCP tools: where the tool comes from. */
   readonly mcp?: { server: string; tool: string };
 }

@@ -12,11 +12,24 @@ import { workspace } from "../_support/workspace.ts";
 
 /** Host processes whose command line holds `marker`. */
 async function processesWith(marker: string): Promise<string[]> {
-  const out = await new Deno.Command("ps", { args: ["-eo", "pid,args"] }).output();
+  // -ww: never cut to $COLUMNS (a workspace path sits far into bwrap's arguments).
+  const out = await new Deno.Command("ps", { args: ["-ww", "-eo", "pid,args"] }).output();
   return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
     l.includes(marker) && !l.includes("ps -eo")
   );
 }
+
+/** The command lines of `pid`'s children, whole. */
+async function childArgs(pid: number): Promise<string[]> {
+  const out = await new Deno.Command("ps", {
+    args: ["-ww", "-o", "args=", "--ppid", String(pid)],
+  }).output();
+  return new TextDecoder().decode(out.stdout).split("\n");
+}
+
+/** A bwrap command line that mounts `dir`. */
+const jailOf = (line: string, dir: string) =>
+  /^\S*bwrap /.test(line) && line.split(" ").includes(dir);
 
 Deno.test({
   name: "jail lifetime: nothing the model started survives a SIGKILL of mopac",
@@ -91,10 +104,10 @@ Deno.test({
     });
     const live = startLive(ws.spawn(["run", "-o", "stream-json", "say hi"]));
     try {
-      // bwrap's arguments name the workspace it binds; without the head start the jail
-      // would start only after the call arrived, which the stall holds back.
+      // mopac's bwrap child, whose arguments name the workspace it binds; without the head
+      // start the jail would start only after the call arrived, which the stall holds back.
       await waitFor(
-        async () => (await processesWith(ws.dir)).some((l) => /^\s*\d+\s+(\S*\/)?bwrap\s/.test(l)),
+        async () => (await childArgs(live.child.pid)).some((l) => jailOf(l, ws.dir)),
         "the jail's bwrap during the stream",
       );
       assert.equal(live.events.filter((e) => e.type === "tool_call").length, 0);

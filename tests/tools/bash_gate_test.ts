@@ -119,19 +119,24 @@ Deno.test("a bash call that starts streaming warms the launcher, where bash is o
   assert.deepEqual(seen, ["prepare"], "bash not offered: nothing warmed");
 });
 
-Deno.test("a tool whose warm-up throws leaves the runner and the call unharmed", async () => {
+Deno.test("a warm-up that throws or rejects leaves the runner and the call unharmed", async () => {
   let warms = 0;
   const broken: ShellLauncher = {
     ...directLauncher,
-    // Throws at the warm-up only (the gate's own prepare must work for the call to run).
+    // Fails at the two warm-ups only (the gate's own prepare must work for the call to run);
+    // a rejection nobody handled would fail this test as uncaught.
     prepare: () => {
-      if (warms++ === 0) throw new Error("no jail today");
+      warms++;
+      if (warms === 1) throw new Error("no jail today");
+      if (warms === 2) return Promise.reject(new Error("no jail tomorrow"));
       return Promise.resolve();
     },
   };
   await using s = await setup(undefined, undefined, broken);
   s.runner.warm("bash");
-  assert.equal(warms, 1);
+  s.runner.warm("bash");
+  assert.equal(warms, 2);
+  await new Promise((r) => setTimeout(r, 0));
   const ok = await s.call("echo still");
   assert.equal(ok.result.content, "still");
 });
