@@ -2,16 +2,14 @@
  * One provider-layer case of stream_bench.ts, run in its own process: `count` deltas
  * of `kind` through createProvider (the SDK's request, the SSE reader, the assembler)
  * from a fetch that serves a generated body (generating it is counted too), timed after
- * a warm-up run: wall time of the fastest of three, and the CPU time that run used.
+ * a warm-up run: wall time of the fastest of `runs`, and the CPU time that run used.
  */
 import process from "node:process";
 import { createProvider } from "../../src/provider/provider.ts";
 import { deltaFetch, type DeltaKind } from "../_support/delta_stream.ts";
 import { testModel, userRequest } from "../provider/helpers.ts";
 
-const RUNS = 3;
-
-export async function providerCase(kind: string, count: number, readBytes: number) {
+export async function providerCase(kind: string, count: number, readBytes: number, runs = 3) {
   const run = async (n: number) => {
     const provider = createProvider(testModel(), {
       fetch: deltaFetch(kind as DeltaKind, n, { readBytes }),
@@ -30,7 +28,7 @@ export async function providerCase(kind: string, count: number, readBytes: numbe
   };
   await run(1000); // loads the SDK, compiles the path
   let best = { ms: Infinity, cpuMs: Infinity, deltas: 0, answerChars: 0 };
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     const r = await run(count);
     if (r.ms < best.ms) best = r;
   }

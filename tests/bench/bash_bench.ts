@@ -1,6 +1,6 @@
 /**
  * Overhead of a `bash` tool call beyond the bare spawn of bash itself.
- *   deno run -A tests/bench/bash_bench.ts [runs]
+ *   deno run -A tests/bench/bash_bench.ts [--runs 200]
  * Measures, for `true`, the median and p90 over 4×N runs (after a warm-up) of:
  *   bare spawn           – Deno.Command("bash", ["-c", "true"]).output()
  *   detached + streaming – spawn() with `detached: true` and streamed stdout/stderr: the least
@@ -15,11 +15,12 @@ import { JobManager } from "../../src/tools/shell/jobs.ts";
 import { loadShellParser, parseShell } from "../../src/tools/shell/parse.ts";
 import type { ToolContext } from "../../src/tools/types.ts";
 import { testToolContext } from "../_support/tool_context.ts";
+import { runsFrom } from "./_runs.ts";
 
 // The full parser, for scripts that are not plain commands (shell/plain.ts).
 await loadShellParser();
 
-const runs = Number(Deno.args[0] ?? 200);
+const runs = runsFrom(Deno.args, "bash_bench", 200);
 const ws = await Deno.makeTempDir();
 const jobs = new JobManager();
 const tool = createBashTool({ jobs });

@@ -1,6 +1,6 @@
 /**
  * What the OS jail adds to a `bash` tool call, and what the other designs would.
- *   deno run -A tests/bench/jail_bench.ts [runs]      (also: deno task bench jail)
+ *   deno run -A tests/bench/jail_bench.ts [--runs 100]   (also: deno task bench jail)
  * For `true` through the bash tool (parse + run, as the runner calls it), median and
  * p90 over `runs` calls after a warm-up, interleaved so machine noise hits all alike:
  *   unjailed         --sandbox off: bash as mopac's child
@@ -23,8 +23,9 @@ import { buildPlan, surveyRequest } from "../../src/jail/plan.ts";
 import { probeLinux } from "../../src/jail/probe.ts";
 import type { NetworkPolicy, ShellLauncher } from "../../src/jail/types.ts";
 import { testToolContext } from "../_support/tool_context.ts";
+import { runsFrom } from "./_runs.ts";
 
-const runs = Number(Deno.args[0] ?? 100);
+const runs = runsFrom(Deno.args, "jail_bench", 100);
 const ws = await Deno.realPath(await Deno.makeTempDir({ prefix: "mopac-jail-bench-" }));
 const ctx = testToolContext(ws, { session_id: "bench", shellCwd: "" });
 const plan = (network: NetworkPolicy) => ({

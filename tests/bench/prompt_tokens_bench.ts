@@ -4,9 +4,17 @@
  * default `coder` profile, `readonly`, and `coder` with `--output-schema`. Printed,
  * not asserted; the golden files (tests/e2e/golden/) hold the exact text.
  * Run: deno run --allow-all tests/bench/prompt_tokens_bench.ts
+ * (`--runs N`, which `deno task bench -- --runs N` passes to every benchmark, is taken and
+ * said to change nothing: the counts are exact.)
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { captureFirstRequest } from "../e2e/_first_request.ts";
+import { runsFrom } from "./_runs.ts";
+
+if (Deno.args.length > 0) {
+  runsFrom(Deno.args, "prompt_tokens_bench", 1);
+  console.log("prompt_tokens_bench: token counts are exact; --runs changes nothing here");
+}
 
 const SCHEMA = JSON.stringify({
   type: "object",

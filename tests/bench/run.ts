@@ -7,6 +7,8 @@
  *   deno task bench                      every benchmark
  *   deno task bench startup mcp          startup_bench.ts and mcp_bench.ts
  *   deno task bench startup -- --runs 5  arguments after `--` go to each benchmark
+ *   deno task bench -- --runs 3          every benchmark takes `--runs N` (how often it
+ *                                        repeats its measurement; tests/bench/_runs.ts)
  *   deno task bench summary              the summary table alone
  *
  * Exits 1 when a benchmark failed, 2 for an unknown name.

@@ -3,7 +3,7 @@
  * - load + repair of a 10,000-message session (target ≤ 150 ms);
  * - `sessions list` over 5,000 sessions (target ≤ 100 ms);
  * - bytes written to the session file per streamed token.
- * Run: deno run --allow-all tests/bench/session_bench.ts
+ * Run: deno run --allow-all tests/bench/session_bench.ts [--runs 7]
  * summary_bench.ts takes the first two figures from `loadFigures` and `listFigures`.
  */
 import { join } from "node:path";
@@ -11,8 +11,10 @@ import { openSessionStore, repairForRequest } from "../../src/session/mod.ts";
 import { newSessionId, shortIdOf } from "../../src/session/ids.ts";
 import { parseSession } from "../../src/session/reader.ts";
 import type { Message } from "../../src/domain/message.ts";
+import { runsFrom } from "./_runs.ts";
 
-const RUNS = 7;
+/** Times each figure is measured (the median is printed); `--runs` when run as a benchmark. */
+let RUNS = 7;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -210,6 +212,7 @@ async function benchStream(dir: string, tokens: number, intervalMs: number, debo
 }
 
 if (import.meta.main) {
+  RUNS = runsFrom(Deno.args, "session_bench", RUNS);
   const root = await Deno.makeTempDir({ prefix: "mopac-bench-" });
   try {
     await benchLoad(join(root, "load"));

@@ -2,7 +2,7 @@
  * Streaming figures of issue 20 (printed, not asserted), for 20,000 and 200,000
  * four-character deltas of answer text, reasoning and tool-call arguments:
  * - the provider layer (createProvider → SDK request → SSE reader → assembler) in a
- *   child process per case: deltas/s (best of 3 after a warm-up) and the child's peak
+ *   child process per case: deltas/s (best of --runs, 3, after a warm-up) and the child's peak
  *   RSS, with the body read in 16 KiB pieces (a busy connection) and, for 200,000 text
  *   deltas, one event per read (a provider flushing every token);
  * - `mopac run` end to end against the fake server under narrow flags: wall time (the
@@ -11,7 +11,8 @@
  * The last lines compare the acceptance figures with their targets.
  * Wall time, CPU and peak RSS come from tests/bench/_process.ts (wait4's rusage).
  *
- * Run: deno task bench stream [-- --sizes 20000,200000 --kinds text,reasoning,arguments]
+ * Run: deno task bench stream [-- --sizes 20000,200000 --kinds text,reasoning,arguments
+ *      --runs 3]   (--runs: how often each provider-layer case is timed; the best counts)
  */
 import { parseArgs } from "node:util";
 
@@ -21,14 +22,20 @@ const { values } = parseArgs({
     "provider-case": { type: "string" },
     sizes: { type: "string", default: "20000,200000" },
     kinds: { type: "string", default: "text,reasoning,arguments" },
+    runs: { type: "string", default: "3" },
   },
 });
+const RUNS = Number(values.runs);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error("stream_bench: --runs must be a positive integer");
+  Deno.exit(2);
+}
 
 // Child mode: one provider-layer case, its figures as JSON on stdout.
 if (values["provider-case"]) {
   const [kind, count, readBytes] = values["provider-case"].split(":");
   const { providerCase } = await import("./_stream_provider.ts");
-  console.log(JSON.stringify(await providerCase(kind, Number(count), Number(readBytes))));
+  console.log(JSON.stringify(await providerCase(kind, Number(count), Number(readBytes), RUNS)));
   Deno.exit(0);
 }
 
@@ -63,6 +70,7 @@ async function providerLayer(kind: DeltaKind, count: number, readBytes: number) 
       "-A",
       new URL(import.meta.url).pathname,
       `--provider-case=${kind}:${count}:${readBytes}`,
+      `--runs=${RUNS}`,
     ],
     tmp,
     {},
@@ -126,7 +134,7 @@ try {
     `deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores; ${PIECE.length}-character ` +
       `deltas; peak RSS from ${await measuringTool()}`,
   );
-  console.log("provider layer (child process per case, best of 3 after a warm-up):");
+  console.log(`provider layer (child process per case, best of ${RUNS} after a warm-up):`);
   let bestRate = 0;
   for (const kind of KINDS) {
     for (const count of SIZES) {
