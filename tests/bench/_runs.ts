@@ -20,10 +20,15 @@ export function runsFrom(args: string[], name: string, fallback: number): number
     console.error(`${name}: ${(err as Error).message} (it takes --runs N)`);
     Deno.exit(2);
   }
-  const runs = text === undefined ? fallback : Number(text);
-  if (!Number.isInteger(runs) || runs < 1) {
-    console.error(`${name}: --runs must be a positive integer, not ${text}`);
+  return text === undefined ? fallback : positiveInt(name, "--runs", text);
+}
+
+/** `text` as a positive integer, or exit 2 saying which option of `name` it was. */
+export function positiveInt(name: string, option: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`${name}: ${option} must be a positive integer, not ${text}`);
     Deno.exit(2);
   }
-  return runs;
+  return n;
 }

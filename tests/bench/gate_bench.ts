@@ -11,6 +11,7 @@ import { RISKY_ASSIGNMENTS } from "../permission/corpus_assign_test.ts";
 import { DENIED_SPELLINGS } from "../permission/corpus_deny_test.ts";
 import { BANNED } from "../permission/corpus_bans_test.ts";
 import { EVALUATED } from "../permission/corpus_eval_test.ts";
+import { runsFrom } from "./_runs.ts";
 
 // The full parser, for scripts that are not plain commands (shell/plain.ts).
 await loadShellParser();
@@ -42,7 +43,7 @@ const rules = {
   ],
   deny: ["git push", "rm -rf", "npm publish"],
 };
-const runs = Number(Deno.args[Deno.args.indexOf("--runs") + 1]) || 20;
+const runs = runsFrom(Deno.args, "gate_bench", 20);
 
 function measure(check: (s: string) => unknown): number[] {
   const times: number[] = [];

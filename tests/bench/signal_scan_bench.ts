@@ -18,6 +18,7 @@ import {
   scan,
   scanWorkspace,
 } from "../e2e/_signal_scan.ts";
+import { positiveInt } from "./_runs.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -27,11 +28,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
   },
 });
-const baselineRuns = Number(values.runs);
-if (!Number.isInteger(baselineRuns) || baselineRuns < 1) {
-  console.error("signal_scan_bench: --runs must be a positive integer");
-  Deno.exit(2);
-}
+const baselineRuns = positiveInt("signal_scan_bench", "--runs", values.runs);
 const total = Number(values.moments);
 const parallel = Number(values.parallel);
 

@@ -15,6 +15,7 @@
  *      --runs 3]   (--runs: how often each provider-layer case is timed; the best counts)
  */
 import { parseArgs } from "node:util";
+import { positiveInt } from "./_runs.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -25,11 +26,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
   },
 });
-const RUNS = Number(values.runs);
-if (!Number.isInteger(RUNS) || RUNS < 1) {
-  console.error("stream_bench: --runs must be a positive integer");
-  Deno.exit(2);
-}
+const RUNS = positiveInt("stream_bench", "--runs", values.runs);
 
 // Child mode: one provider-layer case, its figures as JSON on stdout.
 if (values["provider-case"]) {

@@ -124,16 +124,14 @@ const ws = await workspace({
   turns: (req) => {
     const first = req.messages.find((m) => m.role === "user");
     const steps = req.messages.filter((m) => m.role === "tool").length;
-    // "S20: …" asks for 20 steps, "S1: …" for one, anything else for none.
-    const asked = Number(
-      /\bS(\d+)(?: slow)?:/.exec(JSON.stringify(first?.content ?? ""))?.[1] ?? 0,
-    );
+    // "S20: …" asks for 20 steps, "S1: …" for one, anything else for none; "S1 slow: …"
+    // is a model that names the tool, then takes STREAM_MS for the arguments.
+    const [, count, slow] = /\bS(\d+)( slow)?:/.exec(JSON.stringify(first?.content ?? "")) ?? [];
+    const asked = Number(count ?? 0);
     if (steps >= asked) {
       return scriptText("ok");
     }
     // A different command each step: the same call over and over is a loop (exit 5).
-    // "S1 slow: …": a model that names the tool, then takes STREAM_MS for the arguments.
-    const slow = /\bS1 slow:/.test(JSON.stringify(first?.content ?? ""));
     return scriptToolCall("bash", { command: `true ${steps}` }, `call_${steps}`, {
       ...(slow ? { fault: { stallAfterChunks: 2, stallMs: STREAM_MS } } : {}),
     });

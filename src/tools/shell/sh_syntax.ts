@@ -114,8 +114,8 @@ interface Syntax {
   Walk(node: Node, fn: (node: Node | null) => boolean): void;
 }
 
-let syntax: Syntax | undefined;
-let parser: { Parse(src: string, name: string): File } | undefined;
+/** The package's syntax API and its bash parser, once loaded. */
+let loaded: { syntax: Syntax; parser: { Parse(src: string, name: string): File } } | undefined;
 
 /**
  * Loads the package (sh_package.ts) once; everything below that parses or walks needs
@@ -123,26 +123,25 @@ let parser: { Parse(src: string, name: string): File } | undefined;
  */
 export const loadShellParser = loadOnce(async () => {
   const mvdan = (await import("./sh_package.ts")).default;
-  const loaded = (mvdan as unknown as { syntax: Syntax }).syntax;
-  parser = loaded.NewParser(loaded.Variant(loaded.LangBash));
-  syntax = loaded;
+  const syntax = (mvdan as unknown as { syntax: Syntax }).syntax;
+  loaded = { syntax, parser: syntax.NewParser(syntax.Variant(syntax.LangBash)) };
 });
 
 /** A script needed the full parser before it was loaded (parseShellLoading loads it then). */
 export class ParserNotLoadedError extends Error {}
 
-function loadedSyntax(): Syntax {
-  if (!syntax) throw new ParserNotLoadedError("the shell parser is not loaded");
-  return syntax;
+function parserPackage(): NonNullable<typeof loaded> {
+  if (!loaded) throw new ParserNotLoadedError("the shell parser is not loaded");
+  return loaded;
 }
 
 export class ShellSyntaxError extends Error {}
 
 /** Parses a bash script; throws ShellSyntaxError with the parser's `line:col: message`. */
 export function parseBash(src: string): File {
-  loadedSyntax();
+  const { parser } = parserPackage();
   try {
-    return parser!.Parse(src, "");
+    return parser.Parse(src, "");
   } catch (err) {
     // Go errors arrive as objects with an Error() method, not JS Errors.
     const e = err as { Error?: () => string; message?: string };
@@ -169,12 +168,12 @@ export function typeFromField(node: Node): string | undefined {
 }
 
 export function nodeType(node: Node): string {
-  return typeFromField(node) ?? loadedSyntax().NodeType(node);
+  return typeFromField(node) ?? parserPackage().syntax.NodeType(node);
 }
 
 /** Visits `node` and everything below it; `fn` returning false skips the children. */
 export function walk(node: Node, fn: (node: Node, type: string) => boolean | void): void {
-  loadedSyntax().Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
+  parserPackage().syntax.Walk(node, (n) => (n ? fn(n, nodeType(n)) !== false : true));
 }
 
 /** Every node of `type` in `src`, in the order the walk meets them. */
